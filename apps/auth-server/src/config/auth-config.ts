@@ -1,0 +1,99 @@
+import { z } from 'zod';
+
+/**
+ * Every variable the authorization server reads, validated once at start. A missing or
+ * malformed variable stops the service with a message that names it.
+ */
+const durationSeconds = (fallback: number) => z.coerce.number().int().positive().default(fallback);
+
+const booleanFlag = z
+  .enum(['true', 'false', '1', '0'])
+  .transform((value) => value === 'true' || value === '1');
+
+const EnvSchema = z.object({
+  NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
+  HOST: z.string().min(1).default('127.0.0.1'),
+  AUTH_PORT: z.coerce.number().int().min(0).max(65535).default(3001),
+  /** The public origin clients see (the gateway); the issuer identifier. */
+  PUBLIC_BASE_URL: z.url({ protocol: /^https?$/ }).default('http://127.0.0.1:3000'),
+  DATABASE_URL: z.url({ protocol: /^postgres(ql)?$/ }),
+  DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(100).default(10),
+  REDIS_URL: z.url({ protocol: /^rediss?$/ }).optional(),
+  /** JSON array of private RSA JWKs (RS256, each with a kid); the first one signs. */
+  OIDC_SIGNING_KEYS: z.string().min(1).optional(),
+  /** A file holding the same JSON; generated on first start when EMBEDDED_MODE is on. */
+  OIDC_SIGNING_KEYS_FILE: z.string().min(1).optional(),
+  /** The resource server's credentials for RFC 7662 introspection. */
+  INTROSPECTION_CLIENT_ID: z.string().min(1).default('resource-server'),
+  INTROSPECTION_CLIENT_SECRET: z.string().min(16),
+  ACCESS_TOKEN_TTL_SECONDS: durationSeconds(3600),
+  REFRESH_TOKEN_TTL_SECONDS: durationSeconds(30 * 24 * 3600),
+  AUTHORIZATION_CODE_TTL_SECONDS: durationSeconds(60),
+  SESSION_TTL_SECONDS: durationSeconds(12 * 3600),
+  /** Set by the launcher when it runs the embedded PostgreSQL. */
+  EMBEDDED_MODE: booleanFlag.default(false),
+  /** Seed the demo school and demo account (refused in production). */
+  SEED_DEMO_DATA: booleanFlag.optional(),
+});
+
+export interface AuthConfig {
+  env: 'development' | 'test' | 'production';
+  host: string;
+  port: number;
+  /** Issuer identifier: the public origin, no trailing slash (RFC 8414 §2). */
+  issuer: string;
+  /** The platform API's canonical resource URI (RFC 8707): the default audience. */
+  apiResource: string;
+  database: { url: string; poolSize: number };
+  redisUrl?: string;
+  signingKeys: { json?: string; file?: string };
+  introspectionClient: { id: string; secret: string };
+  ttl: { accessToken: number; refreshToken: number; authorizationCode: number; session: number };
+  embedded: boolean;
+  seedDemoData: boolean;
+  /** Cookies get `Secure` whenever the public origin is https. */
+  secureCookies: boolean;
+}
+
+export class ConfigError extends Error {}
+
+export function loadAuthConfig(env: NodeJS.ProcessEnv = process.env): AuthConfig {
+  const parsed = EnvSchema.safeParse(env);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((issue) => `  ${issue.path.join('.') || '(env)'}: ${issue.message}`);
+    throw new ConfigError(`Invalid configuration of the auth-server:\n${problems.join('\n')}`);
+  }
+  const e = parsed.data;
+  const issuer = e.PUBLIC_BASE_URL.replace(/\/+$/, '');
+  const seedDemoData = e.SEED_DEMO_DATA ?? (e.NODE_ENV !== 'production' && e.EMBEDDED_MODE);
+  if (e.NODE_ENV === 'production') {
+    if (seedDemoData) throw new ConfigError('SEED_DEMO_DATA: the demo account is never created in production');
+    if (e.EMBEDDED_MODE) throw new ConfigError('EMBEDDED_MODE: production needs a real PostgreSQL');
+    if (!e.OIDC_SIGNING_KEYS && !e.OIDC_SIGNING_KEYS_FILE) {
+      throw new ConfigError('OIDC_SIGNING_KEYS: production needs a configured signing key');
+    }
+  }
+  return {
+    env: e.NODE_ENV,
+    host: e.HOST,
+    port: e.AUTH_PORT,
+    issuer,
+    apiResource: issuer,
+    database: { url: e.DATABASE_URL, poolSize: e.EMBEDDED_MODE ? 1 : e.DATABASE_POOL_SIZE },
+    redisUrl: e.REDIS_URL,
+    signingKeys: { json: e.OIDC_SIGNING_KEYS, file: e.OIDC_SIGNING_KEYS_FILE },
+    introspectionClient: { id: e.INTROSPECTION_CLIENT_ID, secret: e.INTROSPECTION_CLIENT_SECRET },
+    ttl: {
+      accessToken: e.ACCESS_TOKEN_TTL_SECONDS,
+      refreshToken: e.REFRESH_TOKEN_TTL_SECONDS,
+      authorizationCode: e.AUTHORIZATION_CODE_TTL_SECONDS,
+      session: e.SESSION_TTL_SECONDS,
+    },
+    embedded: e.EMBEDDED_MODE,
+    seedDemoData,
+    secureCookies: issuer.startsWith('https://'),
+  };
+}
+
+/** Injection token for the validated configuration. */
+export const AUTH_CONFIG = Symbol('AUTH_CONFIG');

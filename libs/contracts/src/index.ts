@@ -1,0 +1,4 @@
+export * from './registration';
+export * from './tokens';
+export * from './events';
+export * from './metadata';

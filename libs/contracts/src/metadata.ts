@@ -1,0 +1,28 @@
+/** RFC 8414 §2 authorization server metadata, as served by this platform. */
+export interface AuthorizationServerMetadata {
+  issuer: string;
+  authorization_endpoint: string;
+  token_endpoint: string;
+  registration_endpoint: string;
+  introspection_endpoint: string;
+  revocation_endpoint: string;
+  userinfo_endpoint: string;
+  jwks_uri: string;
+  scopes_supported: string[];
+  response_types_supported: ['code'];
+  response_modes_supported: ['query'];
+  grant_types_supported: string[];
+  code_challenge_methods_supported: ['S256'];
+  token_endpoint_auth_methods_supported: string[];
+  revocation_endpoint_auth_methods_supported: string[];
+  introspection_endpoint_auth_methods_supported: string[];
+  authorization_response_iss_parameter_supported: true;
+  client_id_metadata_document_supported: false;
+  service_documentation: string;
+}
+
+export interface OpenIdProviderMetadata extends AuthorizationServerMetadata {
+  id_token_signing_alg_values_supported: ['RS256'];
+  subject_types_supported: ['public'];
+  claims_supported: string[];
+}

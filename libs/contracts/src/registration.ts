@@ -1,0 +1,29 @@
+/** RFC 7591 §2 client metadata accepted by POST /api/oauth/register. */
+export interface ClientRegistrationRequest {
+  client_name?: string;
+  application_type?: 'native';
+  redirect_uris: string[];
+  token_endpoint_auth_method?: TokenEndpointAuthMethod;
+  grant_types?: GrantType[];
+  response_types?: 'code'[];
+  scope?: string;
+}
+
+export type TokenEndpointAuthMethod = 'none' | 'client_secret_post';
+export type GrantType = 'authorization_code' | 'refresh_token';
+
+/** RFC 7591 §3.2.1 client information response. */
+export interface ClientRegistrationResponse {
+  client_id: string;
+  client_id_issued_at: number;
+  client_secret?: string;
+  /** 0: the secret does not expire (RFC 7591 §3.2.1). */
+  client_secret_expires_at?: 0;
+  client_name?: string;
+  application_type: 'native';
+  redirect_uris: string[];
+  token_endpoint_auth_method: TokenEndpointAuthMethod;
+  grant_types: GrantType[];
+  response_types: 'code'[];
+  scope: string;
+}

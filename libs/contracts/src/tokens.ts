@@ -1,0 +1,37 @@
+/** RFC 6749 §5.1 successful token response, plus the OpenID Connect id_token. */
+export interface TokenResponse {
+  access_token: string;
+  token_type: 'Bearer';
+  expires_in: number;
+  refresh_token: string;
+  scope: string;
+  id_token?: string;
+}
+
+/** RFC 7662 §2.2 introspection response. */
+export type IntrospectionResponse = ActiveIntrospectionResponse | { active: false };
+
+export interface ActiveIntrospectionResponse {
+  active: true;
+  scope: string;
+  client_id: string;
+  sub: string;
+  /** The resource (RFC 8707) the token is bound to. */
+  aud: string;
+  iss: string;
+  exp: number;
+  iat: number;
+  token_type: 'Bearer';
+  /** The school the token acts for (tenant). */
+  school_id: string;
+}
+
+/** OpenID Connect Core §5.3.2 userinfo response. */
+export interface UserInfoResponse {
+  sub: string;
+  name?: string;
+  email?: string;
+  email_verified?: boolean;
+  school_id: string;
+  role: string;
+}

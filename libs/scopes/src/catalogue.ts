@@ -1,0 +1,73 @@
+/**
+ * The scope catalogue: the one source for discovery metadata, consent pages,
+ * request validation and documentation. Order matters: it is the order in which
+ * scopes are listed in metadata and on the consent page.
+ */
+export const SCOPE_GROUPS = {
+  identity: 'Your identity',
+  catalog: 'Courses and content',
+  people: 'People',
+  commerce: 'Sales and billing',
+  school: 'School and site',
+  account: 'Your account',
+} as const;
+
+export type ScopeGroup = keyof typeof SCOPE_GROUPS;
+
+interface ScopeDefinition {
+  readonly description: string;
+  readonly group: ScopeGroup;
+}
+
+export const SCOPES = {
+  openid: { group: 'identity', description: 'Sign you in and know who you are' },
+  profile: { group: 'identity', description: 'See your name' },
+  email: { group: 'identity', description: 'See your email address' },
+  'courses:read': { group: 'catalog', description: 'See the school’s courses, including unpublished ones' },
+  'courses:write': { group: 'catalog', description: 'Create, edit and delete courses' },
+  'curriculum:read': { group: 'catalog', description: 'See course sections and lessons' },
+  'curriculum:write': { group: 'catalog', description: 'Create, edit and delete course sections and lessons' },
+  'lecturers:read': { group: 'catalog', description: 'See lecturer profiles' },
+  'lecturers:write': { group: 'catalog', description: 'Create, edit and delete lecturer profiles' },
+  'posts:read': { group: 'catalog', description: 'See blog posts, including drafts' },
+  'posts:write': { group: 'catalog', description: 'Write, edit and delete blog posts' },
+  'comments:read': { group: 'catalog', description: 'See comments on posts and lessons' },
+  'events:read': { group: 'catalog', description: 'See events, including private ones' },
+  'events:write': { group: 'catalog', description: 'Create, edit and delete events' },
+  'digital_products:read': { group: 'catalog', description: 'See digital products' },
+  'digital_products:write': { group: 'catalog', description: 'Create, edit and delete digital products' },
+  'pages:read': { group: 'catalog', description: 'See site pages, including drafts' },
+  'pages:write': { group: 'catalog', description: 'Create, edit and delete site pages' },
+  'forms:read': { group: 'catalog', description: 'See forms and the answers people submitted' },
+  'storage:write': { group: 'catalog', description: 'Upload files to the school’s storage' },
+  'students:read': { group: 'people', description: 'See students and their enrollments' },
+  'students:write': { group: 'people', description: 'Add, edit and remove students and enrollments' },
+  'members:read': { group: 'people', description: 'See the school’s team members and their roles' },
+  'members:write': { group: 'people', description: 'Invite, edit and remove team members' },
+  'orders:read': { group: 'commerce', description: 'See orders and payments' },
+  'coupons:read': { group: 'commerce', description: 'See coupons' },
+  'coupons:write': { group: 'commerce', description: 'Create, edit and delete coupons' },
+  'membership_plans:read': { group: 'commerce', description: 'See membership plans' },
+  'membership_plans:write': { group: 'commerce', description: 'Create, edit and delete membership plans' },
+  'subscriptions:read': { group: 'commerce', description: 'See subscriptions to membership plans' },
+  'subscriptions:write': { group: 'commerce', description: 'Create, change and cancel subscriptions' },
+  'analytics:read': { group: 'commerce', description: 'See revenue, enrollment and course figures' },
+  'school:read': { group: 'school', description: 'See the school’s profile and settings' },
+  'school:write': { group: 'school', description: 'Change the school’s profile and settings' },
+  'appearance:read': { group: 'school', description: 'See the school’s theme and branding' },
+  'appearance:write': { group: 'school', description: 'Change the school’s theme and branding' },
+  'account:read': { group: 'account', description: 'See your account in this school' },
+  'account:write': { group: 'account', description: 'Change your account in this school' },
+} as const satisfies Record<string, ScopeDefinition>;
+
+export type Scope = keyof typeof SCOPES;
+
+/** Every scope, in catalogue order. */
+export const ALL_SCOPES = Object.keys(SCOPES) as readonly Scope[];
+
+/** The OpenID Connect scopes; everything else is a business scope guarding API routes. */
+export const OIDC_SCOPES = ['openid', 'profile', 'email'] as const satisfies readonly Scope[];
+
+export const BUSINESS_SCOPES = ALL_SCOPES.filter(
+  (scope) => !(OIDC_SCOPES as readonly string[]).includes(scope),
+) as readonly Scope[];
