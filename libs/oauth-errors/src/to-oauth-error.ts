@@ -80,7 +80,7 @@ function clientMessage(error: unknown): string {
     return error.message;
   }
   if (error instanceof Error && typeof (error as { code?: unknown }).code === 'string') {
-    const code = (error as { code: string }).code;
+    const code = (error as unknown as { code: string }).code;
     if (code.startsWith('FST_')) return error.message;
   }
   return 'The request is malformed';
