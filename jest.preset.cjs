@@ -1,11 +1,13 @@
 // Shared by every project's jest.config.cjs: @swc/jest keeps decorator metadata for Nest DI
-// and is the fastest transform here; ESM-only packages are transformed too.
+// and is the fastest transform here; ESM-only packages are transformed too. PGlite's CommonJS
+// build loads Node built-ins with import(), which Jest's VM refuses without
+// --experimental-vm-modules: swc rewrites those into require().
 const path = require('node:path');
 
 module.exports = {
   testEnvironment: 'node',
   transform: {
-    '^.+\\.(t|j|mj)s$': [
+    '^.+\\.(t|j|mj|cj)s$': [
       '@swc/jest',
       {
         jsc: {
@@ -18,8 +20,8 @@ module.exports = {
       },
     ],
   },
-  transformIgnorePatterns: ['/node_modules/(?!(jose|openid-client|oauth4webapi)/)'],
-  moduleFileExtensions: ['ts', 'js', 'mjs', 'json'],
+  transformIgnorePatterns: ['/node_modules/(?!(jose|openid-client|oauth4webapi|@electric-sql/pglite)/)'],
+  moduleFileExtensions: ['ts', 'js', 'mjs', 'cjs', 'json'],
   moduleNameMapper: {
     '^@platform/(.*)$': path.join(__dirname, 'libs/$1/src/index.ts'),
   },

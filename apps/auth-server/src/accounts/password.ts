@@ -1,0 +1,55 @@
+import { randomBytes } from 'node:crypto';
+import * as argon2 from 'argon2';
+
+/**
+ * argon2id with OWASP's baseline parameters (19 MiB, 2 iterations, 1 lane). Memory per
+ * attempt is what a burst of concurrent logins multiplies, so this stays modest; raising it
+ * later is safe: needsRehash() upgrades stored hashes at the next successful login.
+ */
+export const PASSWORD_HASH_OPTIONS = {
+  type: argon2.argon2id,
+  memoryCost: 19 * 1024,
+  timeCost: 2,
+  parallelism: 1,
+} as const;
+
+/** Longer input is refused before hashing; the login form caps it at the same length. */
+export const MAX_PASSWORD_LENGTH = 1024;
+
+export function hashPassword(password: string): Promise<string> {
+  return argon2.hash(password, PASSWORD_HASH_OPTIONS);
+}
+
+/** False for a wrong password and for a hash argon2 cannot read (never throws). */
+export async function verifyPasswordHash(hash: string, password: string): Promise<boolean> {
+  try {
+    return await argon2.verify(hash, password);
+  } catch {
+    return false;
+  }
+}
+
+export function passwordNeedsRehash(hash: string): boolean {
+  try {
+    return argon2.needsRehash(hash, PASSWORD_HASH_OPTIONS);
+  } catch {
+    return true;
+  }
+}
+
+let dummyHash: Promise<string> | undefined;
+
+/**
+ * A hash of a random password with the current parameters, made once per process. Verifying
+ * against it when the email is unknown makes that answer take as long as a wrong password,
+ * so response time does not reveal which emails have an account.
+ */
+export function dummyPasswordHash(): Promise<string> {
+  dummyHash ??= hashPassword(randomBytes(32).toString('base64url'));
+  return dummyHash;
+}
+
+/** Emails are stored and compared lowercased and trimmed. */
+export function normalizeEmail(email: string): string {
+  return email.trim().toLowerCase();
+}

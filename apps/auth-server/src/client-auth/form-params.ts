@@ -1,0 +1,35 @@
+import { InvalidRequestError } from '@platform/oauth-errors';
+
+export type FormBody = Record<string, string | string[] | undefined>;
+
+/**
+ * Reads the parameters of a form-encoded OAuth request. RFC 6749 §3.1 / §3.2: "Request and
+ * response parameters MUST NOT be included more than once." Parameters sent without a value
+ * are treated as omitted (§3.1).
+ */
+export class FormParams {
+  private constructor(private readonly body: FormBody) {}
+
+  static from(body: unknown): FormParams {
+    if (body === undefined || body === null) return new FormParams({});
+    if (typeof body !== 'object' || Array.isArray(body)) {
+      throw new InvalidRequestError('The request body must be application/x-www-form-urlencoded');
+    }
+    return new FormParams(body as FormBody);
+  }
+
+  optional(name: string, maxLength = 4096): string | undefined {
+    const value = this.body[name];
+    if (Array.isArray(value)) throw new InvalidRequestError(`The ${name} parameter is repeated`);
+    if (value === undefined || value === '') return undefined;
+    if (typeof value !== 'string') throw new InvalidRequestError(`The ${name} parameter is malformed`);
+    if (value.length > maxLength) throw new InvalidRequestError(`The ${name} parameter is too long`);
+    return value;
+  }
+
+  required(name: string, maxLength = 4096): string {
+    const value = this.optional(name, maxLength);
+    if (value === undefined) throw new InvalidRequestError(`The ${name} parameter is required`);
+    return value;
+  }
+}

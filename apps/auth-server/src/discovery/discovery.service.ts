@@ -1,0 +1,60 @@
+import { Inject, Injectable } from '@nestjs/common';
+import type { AuthorizationServerMetadata, OpenIdProviderMetadata } from '@platform/contracts';
+import { ALL_SCOPES } from '@platform/scopes';
+import { AUTH_CONFIG, type AuthConfig } from '../config/auth-config';
+import { OAUTH_PATHS } from './endpoints';
+
+export const SUPPORTED_GRANT_TYPES = ['authorization_code', 'refresh_token'];
+export const TOKEN_ENDPOINT_AUTH_METHODS = ['none', 'client_secret_post'];
+
+/**
+ * RFC 8414 metadata: the source of truth for what this server supports. The OpenID
+ * Connect discovery document is the same object plus the OIDC-only members.
+ */
+@Injectable()
+export class DiscoveryService {
+  private readonly oauthMetadata: AuthorizationServerMetadata;
+  private readonly openIdMetadata: OpenIdProviderMetadata;
+
+  constructor(@Inject(AUTH_CONFIG) config: AuthConfig) {
+    const at = (path: string) => `${config.issuer}${path}`;
+    this.oauthMetadata = {
+      issuer: config.issuer,
+      authorization_endpoint: at(OAUTH_PATHS.authorization),
+      token_endpoint: at(OAUTH_PATHS.token),
+      registration_endpoint: at(OAUTH_PATHS.registration),
+      introspection_endpoint: at(OAUTH_PATHS.introspection),
+      revocation_endpoint: at(OAUTH_PATHS.revocation),
+      userinfo_endpoint: at(OAUTH_PATHS.userinfo),
+      jwks_uri: at(OAUTH_PATHS.jwks),
+      scopes_supported: [...ALL_SCOPES],
+      response_types_supported: ['code'],
+      response_modes_supported: ['query'],
+      grant_types_supported: SUPPORTED_GRANT_TYPES,
+      code_challenge_methods_supported: ['S256'],
+      token_endpoint_auth_methods_supported: TOKEN_ENDPOINT_AUTH_METHODS,
+      revocation_endpoint_auth_methods_supported: TOKEN_ENDPOINT_AUTH_METHODS,
+      introspection_endpoint_auth_methods_supported: ['client_secret_post', 'client_secret_basic'],
+      authorization_response_iss_parameter_supported: true,
+      client_id_metadata_document_supported: false,
+      service_documentation: at(OAUTH_PATHS.serviceDocumentation),
+    };
+    this.openIdMetadata = {
+      ...this.oauthMetadata,
+      id_token_signing_alg_values_supported: ['RS256'],
+      subject_types_supported: ['public'],
+      claims_supported: [
+        'sub', 'iss', 'aud', 'exp', 'iat', 'auth_time', 'nonce',
+        'name', 'email', 'email_verified', 'school_id', 'role',
+      ],
+    };
+  }
+
+  authorizationServerMetadata(): AuthorizationServerMetadata {
+    return this.oauthMetadata;
+  }
+
+  openIdConfiguration(): OpenIdProviderMetadata {
+    return this.openIdMetadata;
+  }
+}

@@ -1,0 +1,25 @@
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { TOKEN_REVOKED_CHANNEL, type TokenRevokedEvent } from '@platform/contracts';
+import { EVENT_BUS, type EventBus } from '@platform/event-bus';
+
+/**
+ * Tells resource servers that access tokens stopped being valid, so they drop cached
+ * introspection answers at once instead of at cache expiry. A failed publish is logged,
+ * not fatal: the revocation itself is committed and caches still expire.
+ */
+@Injectable()
+export class RevocationPublisher {
+  private readonly logger = new Logger(RevocationPublisher.name);
+
+  constructor(@Inject(EVENT_BUS) private readonly bus: EventBus) {}
+
+  async publish(accessTokenHashes: string[], reason: TokenRevokedEvent['reason']): Promise<void> {
+    if (accessTokenHashes.length === 0) return;
+    const event: TokenRevokedEvent = { accessTokenHashes, reason, at: Date.now() };
+    try {
+      await this.bus.publish(TOKEN_REVOKED_CHANNEL, event);
+    } catch (error) {
+      this.logger.error(`could not publish a revocation (${reason}): ${(error as Error).message}`);
+    }
+  }
+}

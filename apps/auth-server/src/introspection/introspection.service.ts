@@ -1,0 +1,108 @@
+import { Inject, Injectable } from '@nestjs/common';
+import type { IntrospectionResponse } from '@platform/contracts';
+import { InvalidClientError } from '@platform/oauth-errors';
+import { ClientAuthenticator } from '../client-auth/client-authenticator';
+import { FormParams } from '../client-auth/form-params';
+import { AUTH_CONFIG, type AuthConfig } from '../config/auth-config';
+import { hashesEqual, hashToken } from '../crypto/tokens';
+import { parseTokenTypeHint } from '../revocation/revocation.service';
+import { TokenLookup } from '../token/token-lookup';
+
+const INACTIVE = { active: false } as const;
+
+type Caller = { kind: 'resource-server' } | { kind: 'client'; clientId: string };
+
+/**
+ * RFC 7662 token introspection. §2.1: "the endpoint MUST also require some form of
+ * authorization to access this endpoint". Two kinds of caller: the resource server with its
+ * configured credentials, which learns about every access token (never about refresh
+ * tokens, so one can never pass as a bearer token); and a confidential client, which learns
+ * about its own tokens only.
+ */
+@Injectable()
+export class IntrospectionService {
+  private readonly resourceServerSecretHash: string;
+
+  constructor(
+    @Inject(AUTH_CONFIG) private readonly config: AuthConfig,
+    private readonly clientAuth: ClientAuthenticator,
+    private readonly lookup: TokenLookup,
+  ) {
+    this.resourceServerSecretHash = hashToken(config.introspectionClient.secret);
+  }
+
+  async introspect(body: unknown, authorization: string | undefined): Promise<IntrospectionResponse> {
+    const params = FormParams.from(body);
+    const caller = await this.authenticateCaller(params, authorization);
+    const token = params.required('token', 4096);
+    const hint = parseTokenTypeHint(params.optional('token_type_hint', 50));
+
+    if (caller.kind === 'resource-server') {
+      const accessToken = await this.lookup.findActiveAccessToken(token);
+      return accessToken ? this.describe('access_token', accessToken) : INACTIVE;
+    }
+    const found = await this.lookup.findActive(token, hint);
+    if (!found || found.token.clientId !== caller.clientId) return INACTIVE;
+    return this.describe(found.kind, found.token);
+  }
+
+  private describe(
+    kind: 'access_token' | 'refresh_token',
+    token: {
+      scope: string;
+      clientId: string;
+      issuedAt: Date;
+      expiresAt: Date;
+      grant: { userId: string; schoolId: string; resource: string };
+    },
+  ): IntrospectionResponse {
+    return {
+      active: true,
+      scope: token.scope,
+      client_id: token.clientId,
+      sub: token.grant.userId,
+      aud: token.grant.resource,
+      iss: this.config.issuer,
+      exp: Math.floor(token.expiresAt.getTime() / 1000),
+      iat: Math.floor(token.issuedAt.getTime() / 1000),
+      token_type: kind === 'access_token' ? 'Bearer' : ('refresh_token' as 'Bearer'),
+      school_id: token.grant.schoolId,
+    };
+  }
+
+  private async authenticateCaller(params: FormParams, authorization: string | undefined): Promise<Caller> {
+    const credentials = readCredentials(params, authorization);
+    if (credentials.clientId === this.config.introspectionClient.id) {
+      if (credentials.clientSecret && hashesEqual(hashToken(credentials.clientSecret), this.resourceServerSecretHash)) {
+        return { kind: 'resource-server' };
+      }
+      throw new InvalidClientError('Client authentication failed', 'wrong resource server secret');
+    }
+    const client = await this.clientAuth.authenticate(credentials);
+    if (client.tokenEndpointAuthMethod === 'none') {
+      throw new InvalidClientError('Introspection needs a confidential client', 'public client at introspection');
+    }
+    return { kind: 'client', clientId: client.id };
+  }
+}
+
+/** client_secret_post, or client_secret_basic (RFC 6749 §2.3.1: both parts form-urlencoded). */
+function readCredentials(params: FormParams, authorization: string | undefined) {
+  const basic = authorization?.match(/^Basic ([A-Za-z0-9+/=]+)$/i);
+  if (basic?.[1]) {
+    const decoded = Buffer.from(basic[1], 'base64').toString('utf8');
+    const separator = decoded.indexOf(':');
+    if (separator > 0) {
+      try {
+        return {
+          clientId: decodeURIComponent(decoded.slice(0, separator).replace(/\+/g, ' ')),
+          clientSecret: decodeURIComponent(decoded.slice(separator + 1).replace(/\+/g, ' ')),
+        };
+      } catch {
+        throw new InvalidClientError('Malformed Basic credentials');
+      }
+    }
+    throw new InvalidClientError('Malformed Basic credentials');
+  }
+  return { clientId: params.optional('client_id', 64), clientSecret: params.optional('client_secret', 256) };
+}

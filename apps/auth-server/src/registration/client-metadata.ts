@@ -1,0 +1,103 @@
+import type { ClientRegistrationRequest } from '@platform/contracts';
+import { InvalidClientMetadataError, InvalidRedirectUriError } from '@platform/oauth-errors';
+import { ALL_SCOPES, formatScopes, parseScopeString, unknownScopes } from '@platform/scopes';
+import { z } from 'zod';
+import { checkRedirectUri, type RedirectUriProblem } from '../clients/redirect-uri';
+
+export const MAX_REDIRECT_URIS = 10;
+const MAX_URI_LENGTH = 2000;
+
+const REDIRECT_URI_PROBLEMS: Record<RedirectUriProblem, string> = {
+  'not-a-url': 'is not an absolute URI',
+  'not-http': 'must use http on a loopback address (RFC 8252 §7.3); https and custom schemes are not accepted',
+  'not-loopback': 'must point at a loopback address: 127.0.0.1, [::1] or localhost',
+  'has-fragment': 'must not contain a fragment (RFC 6749 §3.1.2)',
+  'has-userinfo': 'must not contain user information',
+  'not-normalized': 'must be written in normalized form (lowercase scheme and host, no dot segments, no default port)',
+};
+
+// eslint-disable-next-line no-control-regex
+const printable = (value: string) => !/[\u0000-\u001f\u007f]/.test(value);
+
+const MetadataSchema = z.object({
+  client_name: z.string().trim().min(1).max(200).refine(printable, 'must not contain control characters').optional(),
+  application_type: z.literal('native').default('native'),
+  token_endpoint_auth_method: z.enum(['none', 'client_secret_post']).default('none'),
+  grant_types: z
+    .array(z.enum(['authorization_code', 'refresh_token']))
+    .min(1)
+    .max(2)
+    .default(['authorization_code', 'refresh_token'])
+    .refine((grants) => grants.includes('authorization_code'), 'must include authorization_code'),
+  response_types: z.array(z.literal('code')).min(1).max(1).default(['code']),
+  scope: z.string().max(2000).optional(),
+});
+
+export interface ValidatedClientMetadata {
+  clientName?: string;
+  applicationType: 'native';
+  redirectUris: string[];
+  tokenEndpointAuthMethod: 'none' | 'client_secret_post';
+  grantTypes: ('authorization_code' | 'refresh_token')[];
+  responseTypes: 'code'[];
+  scope: string;
+}
+
+/**
+ * RFC 7591 §2 client metadata, validated. Redirect URI problems are invalid_redirect_uri,
+ * everything else invalid_client_metadata (§3.2.2). Unknown members are ignored (§2: "the
+ * authorization server MUST ignore any client metadata sent by the client that it does not
+ * understand").
+ */
+export function validateClientMetadata(body: unknown): ValidatedClientMetadata {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+    throw new InvalidClientMetadataError('The request body must be a JSON object of client metadata');
+  }
+  const raw = body as Partial<ClientRegistrationRequest> & Record<string, unknown>;
+  const redirectUris = validateRedirectUris(raw.redirect_uris);
+
+  const parsed = MetadataSchema.safeParse(raw);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const field = issue?.path.join('.') || 'metadata';
+    throw new InvalidClientMetadataError(`${field}: ${issue?.message ?? 'invalid value'}`);
+  }
+  const metadata = parsed.data;
+  const scopes = metadata.scope === undefined ? [...ALL_SCOPES] : parseScopeString(metadata.scope);
+  const unknown = unknownScopes(scopes);
+  if (unknown.length > 0) {
+    throw new InvalidClientMetadataError(`scope: unknown scope ${unknown.slice(0, 3).join(', ')}`);
+  }
+  if (scopes.length === 0) throw new InvalidClientMetadataError('scope: must name at least one scope');
+
+  return {
+    clientName: metadata.client_name,
+    applicationType: metadata.application_type,
+    redirectUris,
+    tokenEndpointAuthMethod: metadata.token_endpoint_auth_method,
+    grantTypes: metadata.grant_types,
+    responseTypes: metadata.response_types,
+    scope: formatScopes(scopes),
+  };
+}
+
+function validateRedirectUris(value: unknown): string[] {
+  if (!Array.isArray(value) || value.length === 0) {
+    throw new InvalidRedirectUriError('redirect_uris: at least one loopback redirect URI is required');
+  }
+  if (value.length > MAX_REDIRECT_URIS) {
+    throw new InvalidRedirectUriError(`redirect_uris: at most ${MAX_REDIRECT_URIS} redirect URIs`);
+  }
+  return [
+    ...new Set(
+      value.map((uri, index) => {
+        if (typeof uri !== 'string' || uri.length === 0 || uri.length > MAX_URI_LENGTH) {
+          throw new InvalidRedirectUriError(`redirect_uris[${index}]: must be a URI of at most ${MAX_URI_LENGTH} characters`);
+        }
+        const problem = checkRedirectUri(uri);
+        if (problem) throw new InvalidRedirectUriError(`redirect_uris[${index}] ${REDIRECT_URI_PROBLEMS[problem]}`);
+        return uri;
+      }),
+    ),
+  ];
+}

@@ -1,0 +1,17 @@
+import { Body, Controller, Header, HttpCode, Post } from '@nestjs/common';
+import { OAUTH_PATHS } from '../discovery/endpoints';
+import { RegistrationService } from './registration.service';
+
+@Controller()
+export class RegistrationController {
+  constructor(private readonly registration: RegistrationService) {}
+
+  /** RFC 7591 §3.2.1: 201 Created with the client information (the secret is shown only here). */
+  @Post(OAUTH_PATHS.registration)
+  @HttpCode(201)
+  @Header('cache-control', 'no-store')
+  @Header('pragma', 'no-cache')
+  register(@Body() body: unknown) {
+    return this.registration.register(body);
+  }
+}

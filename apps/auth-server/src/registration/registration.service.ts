@@ -1,0 +1,45 @@
+import { Injectable } from '@nestjs/common';
+import type { ClientRegistrationResponse } from '@platform/contracts';
+import { randomBytes } from 'node:crypto';
+import { ClientsRepository } from '../clients/clients.repository';
+import { generateOpaqueToken, hashToken } from '../crypto/tokens';
+import { validateClientMetadata } from './client-metadata';
+
+/** RFC 7591 dynamic client registration, open to native clients with loopback redirect URIs. */
+@Injectable()
+export class RegistrationService {
+  constructor(private readonly clients: ClientsRepository) {}
+
+  async register(body: unknown): Promise<ClientRegistrationResponse> {
+    const metadata = validateClientMetadata(body);
+    const confidential = metadata.tokenEndpointAuthMethod === 'client_secret_post';
+    // 128 random bits: client ids are public but must not be guessable.
+    const clientId = randomBytes(16).toString('base64url');
+    const clientSecret = confidential ? generateOpaqueToken() : undefined;
+
+    const client = await this.clients.insertClient({
+      id: clientId,
+      secretHash: clientSecret ? hashToken(clientSecret) : null,
+      name: metadata.clientName ?? null,
+      applicationType: metadata.applicationType,
+      redirectUris: metadata.redirectUris,
+      tokenEndpointAuthMethod: metadata.tokenEndpointAuthMethod,
+      grantTypes: metadata.grantTypes,
+      responseTypes: metadata.responseTypes,
+      scope: metadata.scope,
+    });
+
+    return {
+      client_id: client.id,
+      client_id_issued_at: Math.floor(client.createdAt.getTime() / 1000),
+      ...(clientSecret ? { client_secret: clientSecret, client_secret_expires_at: 0 as const } : {}),
+      ...(client.name ? { client_name: client.name } : {}),
+      application_type: 'native',
+      redirect_uris: client.redirectUris,
+      token_endpoint_auth_method: metadata.tokenEndpointAuthMethod,
+      grant_types: metadata.grantTypes,
+      response_types: metadata.responseTypes,
+      scope: client.scope,
+    };
+  }
+}

@@ -1,0 +1,17 @@
+import { Body, Controller, Header, HttpCode, Post } from '@nestjs/common';
+import { OAUTH_PATHS } from '../discovery/endpoints';
+import { RevocationService } from './revocation.service';
+
+@Controller()
+export class RevocationController {
+  constructor(private readonly revocation: RevocationService) {}
+
+  /** RFC 7009 §2.2: 200 whether or not the token was known. */
+  @Post(OAUTH_PATHS.revocation)
+  @HttpCode(200)
+  @Header('cache-control', 'no-store')
+  async revoke(@Body() body: unknown): Promise<Record<string, never>> {
+    await this.revocation.revoke(body);
+    return {};
+  }
+}

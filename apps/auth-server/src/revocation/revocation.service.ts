@@ -1,0 +1,56 @@
+import { Injectable } from '@nestjs/common';
+import { UnsupportedTokenTypeError } from '@platform/oauth-errors';
+import { ClientAuthenticator } from '../client-auth/client-authenticator';
+import { FormParams } from '../client-auth/form-params';
+import { RevocationPublisher } from '../events/revocation-publisher';
+import { GrantRevoker } from '../token/grant-revoker';
+import { TokenLookup } from '../token/token-lookup';
+import { TokensRepository } from '../token/tokens.repository';
+
+export const TOKEN_TYPE_HINTS = ['access_token', 'refresh_token'] as const;
+export type TokenTypeHint = (typeof TOKEN_TYPE_HINTS)[number];
+
+export function parseTokenTypeHint(value: string | undefined): TokenTypeHint | undefined {
+  if (value === undefined) return undefined;
+  if (!(TOKEN_TYPE_HINTS as readonly string[]).includes(value)) {
+    throw new UnsupportedTokenTypeError(`token_type_hint must be one of ${TOKEN_TYPE_HINTS.join(', ')}`);
+  }
+  return value as TokenTypeHint;
+}
+
+/** RFC 7009 token revocation. */
+@Injectable()
+export class RevocationService {
+  constructor(
+    private readonly clientAuth: ClientAuthenticator,
+    private readonly lookup: TokenLookup,
+    private readonly tokens: TokensRepository,
+    private readonly grants: GrantRevoker,
+    private readonly publisher: RevocationPublisher,
+  ) {}
+
+  async revoke(body: unknown): Promise<void> {
+    const params = FormParams.from(body);
+    const client = await this.clientAuth.authenticate({
+      clientId: params.optional('client_id', 64),
+      clientSecret: params.optional('client_secret', 256),
+    });
+    const token = params.required('token', 4096);
+    const hint = parseTokenTypeHint(params.optional('token_type_hint', 50));
+
+    const found = await this.lookup.findActive(token, hint);
+    // §2.2: "invalid tokens do not cause an error response"; neither does another client's
+    // token, which is left alone without revealing that it exists.
+    if (!found || found.token.clientId !== client.id) return;
+
+    if (found.kind === 'refresh_token') {
+      // §2.1: revoking a refresh token "SHOULD also invalidate all access tokens based on the
+      // same authorization grant".
+      await this.grants.revokeGrant(found.token.grantId, 'revocation');
+      return;
+    }
+    if (await this.tokens.revokeAccessToken(found.token.id, new Date())) {
+      await this.publisher.publish([found.token.tokenHash], 'revocation');
+    }
+  }
+}

@@ -1,0 +1,49 @@
+import { Injectable } from '@nestjs/common';
+import { hashToken } from '../crypto/tokens';
+import { TokensRepository } from './tokens.repository';
+
+type StoredAccessToken = NonNullable<Awaited<ReturnType<TokensRepository['findAccessTokenByHash']>>>;
+type StoredRefreshToken = NonNullable<Awaited<ReturnType<TokensRepository['findRefreshTokenByHash']>>>;
+
+export type ActiveToken =
+  | { kind: 'access_token'; token: StoredAccessToken }
+  | { kind: 'refresh_token'; token: StoredRefreshToken };
+
+/** Opaque tokens are bounded base64url strings; anything else cannot be one of ours. */
+const TOKEN_SHAPE = /^[A-Za-z0-9_-]{20,128}$/;
+
+/** Finds a live token: not expired, not revoked, its grant not revoked. */
+@Injectable()
+export class TokenLookup {
+  constructor(private readonly tokens: TokensRepository) {}
+
+  async findActiveAccessToken(raw: string, now = new Date()): Promise<StoredAccessToken | null> {
+    if (!TOKEN_SHAPE.test(raw)) return null;
+    const token = await this.tokens.findAccessTokenByHash(hashToken(raw));
+    if (!token || token.revokedAt || token.grant.revokedAt || token.expiresAt <= now) return null;
+    return token;
+  }
+
+  async findActiveRefreshToken(raw: string, now = new Date()): Promise<StoredRefreshToken | null> {
+    if (!TOKEN_SHAPE.test(raw)) return null;
+    const token = await this.tokens.findRefreshTokenByHash(hashToken(raw));
+    if (!token || token.revokedAt || token.rotatedAt || token.grant.revokedAt || token.expiresAt <= now) return null;
+    return token;
+  }
+
+  /** RFC 7009 §2.1 / RFC 7662 §2.1: the hint is tried first, then every other type. */
+  async findActive(raw: string, hint?: 'access_token' | 'refresh_token'): Promise<ActiveToken | null> {
+    const order: ('access_token' | 'refresh_token')[] =
+      hint === 'refresh_token' ? ['refresh_token', 'access_token'] : ['access_token', 'refresh_token'];
+    for (const kind of order) {
+      if (kind === 'access_token') {
+        const token = await this.findActiveAccessToken(raw);
+        if (token) return { kind, token };
+      } else {
+        const token = await this.findActiveRefreshToken(raw);
+        if (token) return { kind, token };
+      }
+    }
+    return null;
+  }
+}

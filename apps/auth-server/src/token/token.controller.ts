@@ -1,0 +1,17 @@
+import { Body, Controller, Header, HttpCode, Post } from '@nestjs/common';
+import { OAUTH_PATHS } from '../discovery/endpoints';
+import { TokenService } from './token.service';
+
+@Controller()
+export class TokenController {
+  constructor(private readonly tokens: TokenService) {}
+
+  /** RFC 6749 §5.1: "Cache-Control: no-store" and "Pragma: no-cache" on token responses. */
+  @Post(OAUTH_PATHS.token)
+  @HttpCode(200)
+  @Header('cache-control', 'no-store')
+  @Header('pragma', 'no-cache')
+  token(@Body() body: unknown) {
+    return this.tokens.exchange(body);
+  }
+}

@@ -1,0 +1,28 @@
+import { Module } from '@nestjs/common';
+import { RevocationPublisher } from '../events/revocation-publisher';
+import { KeysModule } from '../keys/keys.module';
+import { GrantRevoker } from './grant-revoker';
+import { AuthorizationCodeGrant } from './grants/authorization-code.grant';
+import { RefreshTokenGrant } from './grants/refresh-token.grant';
+import { TokenController } from './token.controller';
+import { TokenIssuer } from './token-issuer';
+import { TokenLookup } from './token-lookup';
+import { TokenService } from './token.service';
+import { TokensRepository } from './tokens.repository';
+
+@Module({
+  imports: [KeysModule],
+  controllers: [TokenController],
+  providers: [
+    TokenService,
+    TokenIssuer,
+    TokensRepository,
+    TokenLookup,
+    GrantRevoker,
+    RevocationPublisher,
+    AuthorizationCodeGrant,
+    RefreshTokenGrant,
+  ],
+  exports: [TokensRepository, TokenLookup, GrantRevoker, RevocationPublisher],
+})
+export class TokenModule {}

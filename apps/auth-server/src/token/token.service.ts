@@ -1,0 +1,34 @@
+import { Injectable } from '@nestjs/common';
+import type { TokenResponse } from '@platform/contracts';
+import { UnsupportedGrantTypeError } from '@platform/oauth-errors';
+import { ClientAuthenticator } from '../client-auth/client-authenticator';
+import { FormParams } from '../client-auth/form-params';
+import { AuthorizationCodeGrant } from './grants/authorization-code.grant';
+import type { GrantHandler } from './grants/grant-handler';
+import { RefreshTokenGrant } from './grants/refresh-token.grant';
+
+/** The token endpoint: read the grant type, authenticate the client, run the grant. */
+@Injectable()
+export class TokenService {
+  private readonly grants: ReadonlyMap<string, GrantHandler>;
+
+  constructor(
+    private readonly clientAuth: ClientAuthenticator,
+    authorizationCode: AuthorizationCodeGrant,
+    refreshToken: RefreshTokenGrant,
+  ) {
+    this.grants = new Map([authorizationCode, refreshToken].map((grant) => [grant.grantType, grant]));
+  }
+
+  async exchange(body: unknown): Promise<TokenResponse> {
+    const params = FormParams.from(body);
+    const grantType = params.required('grant_type', 100);
+    const grant = this.grants.get(grantType);
+    if (!grant) throw new UnsupportedGrantTypeError(`Unsupported grant_type; supported: ${[...this.grants.keys()].join(', ')}`);
+    const client = await this.clientAuth.authenticate({
+      clientId: params.optional('client_id', 64),
+      clientSecret: params.optional('client_secret', 256),
+    });
+    return grant.handle(client, params);
+  }
+}
