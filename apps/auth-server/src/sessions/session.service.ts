@@ -1,0 +1,79 @@
+import { Inject, Injectable } from '@nestjs/common';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { AUTH_CONFIG, type AuthConfig } from '../config/auth-config';
+import { generateOpaqueToken, hashToken } from '../crypto/tokens';
+import { isWellFormedCookieToken, sessionCookieName, sessionCookieOptions } from './session-cookie';
+import { SessionsRepository, type StoredSession } from './sessions.repository';
+
+export interface ActiveSession {
+  /** The session row's id (not the cookie value, which is never stored). */
+  id: string;
+  userId: string;
+  /** When the user last entered their password: the ID token's auth_time. */
+  authTime: Date;
+  user: StoredSession['user'];
+}
+
+/**
+ * Server-side login sessions. The browser holds a 256-bit random value; the table holds its
+ * SHA-256, so a leaked table does not let anyone resume a session.
+ */
+@Injectable()
+export class SessionService {
+  private readonly cookieName: string;
+
+  constructor(
+    private readonly sessions: SessionsRepository,
+    @Inject(AUTH_CONFIG) private readonly config: AuthConfig,
+  ) {
+    this.cookieName = sessionCookieName(config);
+  }
+
+  /**
+   * Starts a session after a successful login. Whatever session this browser had is deleted
+   * and a new value issued: a value planted before login (session fixation) never becomes
+   * an authenticated one.
+   */
+  async create(request: FastifyRequest, reply: FastifyReply, userId: string, now = new Date()): Promise<ActiveSession> {
+    const previous = this.cookieValue(request);
+    const token = generateOpaqueToken();
+    const session = await this.sessions.replaceSession(previous ? hashToken(previous) : null, {
+      tokenHash: hashToken(token),
+      userId,
+      authTime: now,
+      expiresAt: new Date(now.getTime() + this.config.ttl.session * 1000),
+    });
+    reply.setCookie(this.cookieName, token, sessionCookieOptions(this.config));
+    return toActive(session);
+  }
+
+  /** The unexpired session the request's cookie names, with its user; null otherwise. */
+  async findActive(request: FastifyRequest, now = new Date()): Promise<ActiveSession | null> {
+    const token = this.cookieValue(request);
+    if (!token) return null;
+    const session = await this.sessions.findSessionByTokenHash(hashToken(token));
+    if (!session || session.expiresAt <= now) return null;
+    return toActive(session);
+  }
+
+  async destroy(request: FastifyRequest, reply: FastifyReply): Promise<void> {
+    const token = this.cookieValue(request);
+    if (token) await this.sessions.deleteSessionByTokenHash(hashToken(token));
+    const { maxAge: _maxAge, ...options } = sessionCookieOptions(this.config);
+    reply.clearCookie(this.cookieName, options);
+  }
+
+  /** For a periodic job: expired rows are useless but findActive never returns them anyway. */
+  purgeExpired(now = new Date()): Promise<number> {
+    return this.sessions.deleteExpiredSessions(now);
+  }
+
+  private cookieValue(request: FastifyRequest): string | null {
+    const value = request.cookies?.[this.cookieName];
+    return isWellFormedCookieToken(value) ? value : null;
+  }
+}
+
+function toActive(session: StoredSession): ActiveSession {
+  return { id: session.id, userId: session.userId, authTime: session.authTime, user: session.user };
+}

@@ -1,0 +1,51 @@
+/** The OAuth-style error body the gateway answers with when it cannot proxy a request. */
+export interface GatewayError {
+  statusCode: number;
+  body: { error: string; error_description: string };
+}
+
+/** Failures that mean nothing is listening (or resolvable) at the upstream's address. */
+const UNREACHABLE_CODES = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'UND_ERR_CONNECT_TIMEOUT',
+]);
+
+interface ErrorLike {
+  statusCode?: number;
+  code?: string;
+  cause?: unknown;
+}
+
+function codesOf(error: unknown): string[] {
+  const codes: string[] = [];
+  for (let current = error as ErrorLike | undefined, depth = 0; current && depth < 5; depth++) {
+    if (typeof current.code === 'string') codes.push(current.code);
+    current = current.cause as ErrorLike | undefined;
+  }
+  return codes;
+}
+
+/** Maps an error of @fastify/reply-from (its `cause` is the socket error) to the answer. */
+export function toGatewayError(error: unknown, service: string): GatewayError {
+  const statusCode = (error as ErrorLike | undefined)?.statusCode;
+  if (statusCode === 503 || codesOf(error).some((code) => UNREACHABLE_CODES.has(code))) {
+    return {
+      statusCode: 503,
+      body: { error: 'temporarily_unavailable', error_description: `The ${service} is not reachable; try again shortly.` },
+    };
+  }
+  if (statusCode === 504) {
+    return {
+      statusCode: 504,
+      body: { error: 'temporarily_unavailable', error_description: `The ${service} did not answer in time.` },
+    };
+  }
+  return {
+    statusCode: 502,
+    body: { error: 'server_error', error_description: `The ${service} failed to answer the request.` },
+  };
+}
