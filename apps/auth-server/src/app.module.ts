@@ -1,5 +1,7 @@
 import { type DynamicModule, Global, Module } from '@nestjs/common';
 import { EVENT_BUS, type EventBus } from '@platform/event-bus';
+import { AccountsModule } from './accounts/accounts.module';
+import { AuthorizeModule } from './authorize/authorize.module';
 import { ClientAuthModule } from './client-auth/client-auth.module';
 import { AUTH_CONFIG, type AuthConfig } from './config/auth-config';
 import { DatabaseModule } from './database/database.module';
@@ -37,6 +39,8 @@ export class AppModule {
         DatabaseModule,
         ClientAuthModule,
         KeysModule,
+        AccountsModule,
+        AuthorizeModule,
         DiscoveryModule,
         RegistrationModule,
         TokenModule,

@@ -3,7 +3,9 @@ import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { createEventBus, type EventBus } from '@platform/event-bus';
 import { installFastifyErrorHandler, OAuthExceptionFilter } from '@platform/oauth-errors';
+import { DemoSeeder } from './accounts/demo-seeder';
 import { AppModule } from './app.module';
+import { registerAuthorizePlugins } from './authorize/plugins';
 import type { AuthConfig } from './config/auth-config';
 
 export interface AuthServerOptions {
@@ -30,14 +32,16 @@ export async function createAuthServer(
   const app = await NestFactory.create<NestFastifyApplication>(AppModule.register(config, eventBus), adapter, {
     logger: options.logger ?? ['log', 'warn', 'error'],
   });
-  installFastifyErrorHandler(app.getHttpAdapter().getInstance());
+  const fastify = app.getHttpAdapter().getInstance();
+  installFastifyErrorHandler(fastify);
+  await registerAuthorizePlugins(fastify, config);
   app.useGlobalFilters(new OAuthExceptionFilter());
   app.enableShutdownHooks();
-  const closeBus = () => eventBus.close();
-  app.getHttpAdapter().getInstance().addHook('onClose', async () => {
-    if (!options.eventBus) await closeBus();
+  fastify.addHook('onClose', async () => {
+    if (!options.eventBus) await eventBus.close();
   });
   await app.init();
+  if (config.seedDemoData) await app.get(DemoSeeder).seed();
   return app;
 }
 

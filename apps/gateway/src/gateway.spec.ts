@@ -15,7 +15,7 @@ async function startEcho(service: string): Promise<{ app: FastifyInstance; url: 
   const app = Fastify();
   app.addContentTypeParser('*', { parseAs: 'string' }, (_req, body, done) => done(null, body));
   app.all('/*', async (request, reply) => {
-    if (request.url.startsWith('/redirect')) return reply.redirect('/oauth/login?x=1', 302);
+    if (request.url.endsWith('/redirect')) return reply.redirect('/oauth/login?x=1', 302);
     return { service, method: request.method, url: request.url, headers: request.headers, body: request.body ?? '' };
   });
   await app.listen({ host: '127.0.0.1', port: 0 });

@@ -1,6 +1,6 @@
 import httpProxy from '@fastify/http-proxy';
 import { serviceFor, type ServiceName } from '@platform/route-table';
-import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import type { IncomingHttpHeaders } from 'node:http';
 import { requestIdFrom } from './request-id';
 import { toGatewayError, type GatewayError } from './upstream-error';
@@ -16,11 +16,30 @@ export interface GatewayOptions {
   trustProxy?: boolean;
 }
 
-function sendError(reply: FastifyReply, { statusCode, body }: GatewayError): void {
-  reply.code(statusCode).header('cache-control', 'no-store').type('application/json').send(body);
+// Structural views of Fastify's request and reply: the plugin hooks type them for any server kind.
+interface ErrorReply {
+  code(statusCode: number): unknown;
+  header(name: string, value: string): unknown;
+  type(contentType: string): unknown;
+  send(payload: unknown): unknown;
 }
 
-function forwardedHeaders(request: FastifyRequest, headers: IncomingHttpHeaders, trustProxy: boolean): IncomingHttpHeaders {
+interface IncomingView {
+  id: string;
+  headers: IncomingHttpHeaders;
+  socket: { remoteAddress?: string };
+  protocol: string;
+  host: string;
+}
+
+function sendError(reply: ErrorReply, { statusCode, body }: GatewayError): void {
+  reply.code(statusCode);
+  reply.header('cache-control', 'no-store');
+  reply.type('application/json');
+  reply.send(body);
+}
+
+function forwardedHeaders(request: IncomingView, headers: IncomingHttpHeaders, trustProxy: boolean): IncomingHttpHeaders {
   const peer = request.socket.remoteAddress ?? '';
   const prior = trustProxy ? request.headers['x-forwarded-for'] : undefined;
   return {
@@ -70,7 +89,8 @@ export async function createGateway(options: GatewayOptions): Promise<FastifyIns
       rewriteRequestHeaders: (request, headers) => forwardedHeaders(request, headers, trustProxy),
       onError: (reply, { error }) => {
         const service = serviceFor(reply.request.url);
-        reply.request.log.warn({ err: error, service }, 'upstream request failed');
+        // reply-from has already logged the error itself.
+        reply.request.log.warn({ service }, 'upstream request failed');
         sendError(reply, toGatewayError(error, service));
       },
     },

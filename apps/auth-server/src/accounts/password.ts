@@ -1,13 +1,14 @@
 import { randomBytes } from 'node:crypto';
-import * as argon2 from 'argon2';
+import { Algorithm, hash, verify } from '@node-rs/argon2';
 
 /**
- * argon2id with OWASP's baseline parameters (19 MiB, 2 iterations, 1 lane). Memory per
+ * argon2id (@node-rs/argon2: a napi build shipped per platform on the npm registry; the
+ * `argon2` package's prebuilt binary crashed Node 20 here) with OWASP's baseline parameters (19 MiB, 2 iterations, 1 lane). Memory per
  * attempt is what a burst of concurrent logins multiplies, so this stays modest; raising it
  * later is safe: needsRehash() upgrades stored hashes at the next successful login.
  */
 export const PASSWORD_HASH_OPTIONS = {
-  type: argon2.argon2id,
+  algorithm: Algorithm.Argon2id,
   memoryCost: 19 * 1024,
   timeCost: 2,
   parallelism: 1,
@@ -17,24 +18,28 @@ export const PASSWORD_HASH_OPTIONS = {
 export const MAX_PASSWORD_LENGTH = 1024;
 
 export function hashPassword(password: string): Promise<string> {
-  return argon2.hash(password, PASSWORD_HASH_OPTIONS);
+  return hash(password, PASSWORD_HASH_OPTIONS);
 }
 
 /** False for a wrong password and for a hash argon2 cannot read (never throws). */
-export async function verifyPasswordHash(hash: string, password: string): Promise<boolean> {
+export async function verifyPasswordHash(storedHash: string, password: string): Promise<boolean> {
   try {
-    return await argon2.verify(hash, password);
+    return await verify(storedHash, password);
   } catch {
     return false;
   }
 }
 
-export function passwordNeedsRehash(hash: string): boolean {
-  try {
-    return argon2.needsRehash(hash, PASSWORD_HASH_OPTIONS);
-  } catch {
-    return true;
-  }
+/** True when a stored PHC string ($argon2id$v=19$m=…,t=…,p=…$…) uses other parameters. */
+export function passwordNeedsRehash(storedHash: string): boolean {
+  const match = /^\$argon2id\$v=19\$m=(\d+),t=(\d+),p=(\d+)\$/.exec(storedHash);
+  if (!match) return true;
+  const [, memory, time, lanes] = match.map(Number);
+  return (
+    memory !== PASSWORD_HASH_OPTIONS.memoryCost ||
+    time !== PASSWORD_HASH_OPTIONS.timeCost ||
+    lanes !== PASSWORD_HASH_OPTIONS.parallelism
+  );
 }
 
 let dummyHash: Promise<string> | undefined;

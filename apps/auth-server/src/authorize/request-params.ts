@@ -19,8 +19,8 @@ export function paramsFromBody(body: unknown): RequestParams {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) return params;
   for (const [name, raw] of Object.entries(body as Record<string, unknown>)) {
     for (const value of Array.isArray(raw) ? raw : [raw]) {
-      // Anything but a string (a JSON body's objects or numbers) counts as a value that cannot
-      // be valid, kept so that a repetition or a required parameter is still noticed.
+      // Anything but a string (a JSON body's objects or numbers) becomes a value no validator
+      // accepts (a control character), kept so that a repetition is still noticed.
       add(params, name, typeof value === 'string' ? value : '\u0000');
     }
   }

@@ -43,6 +43,7 @@ ul.scopes { list-style: none; margin: 0; padding: 0; }
 ul.scopes li { padding: .4rem 0; border-bottom: 1px solid var(--line); display: flex; justify-content: space-between;
   gap: 1rem; align-items: baseline; }
 ul.scopes li:last-child { border-bottom: 0; }
+ul.scopes code { white-space: nowrap; flex-shrink: 0; }
 code { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; font-size: .8rem; color: var(--muted);
   overflow-wrap: anywhere; }
 .note { font-size: .875rem; color: var(--muted); }

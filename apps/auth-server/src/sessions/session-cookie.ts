@@ -1,5 +1,5 @@
-import type { CookieSerializeOptions } from '@fastify/cookie';
 import type { AuthConfig } from '../config/auth-config';
+import type { CookieOptions } from './cookies';
 
 /**
  * `__Host-` binds the cookie to this exact origin: the browser accepts it only with Secure,
@@ -10,13 +10,13 @@ export function sessionCookieName(config: Pick<AuthConfig, 'secureCookies'>): st
   return config.secureCookies ? '__Host-session' : 'session';
 }
 
-export function sessionCookieOptions(config: Pick<AuthConfig, 'secureCookies' | 'ttl'>): CookieSerializeOptions {
+export function sessionCookieOptions(config: Pick<AuthConfig, 'secureCookies' | 'ttl'>): CookieOptions {
   return {
     path: '/',
     httpOnly: true,
     // Lax: sent on the top-level GET from the client to /oauth/authorize (so a signed-in
     // user goes straight to consent), never on a cross-site POST.
-    sameSite: 'lax',
+    sameSite: 'Lax',
     secure: config.secureCookies,
     maxAge: config.ttl.session,
   };

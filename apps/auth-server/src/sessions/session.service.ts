@@ -2,6 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AUTH_CONFIG, type AuthConfig } from '../config/auth-config';
 import { generateOpaqueToken, hashToken } from '../crypto/tokens';
+import { clearCookie, readCookie, setCookie } from './cookies';
 import { isWellFormedCookieToken, sessionCookieName, sessionCookieOptions } from './session-cookie';
 import { SessionsRepository, type StoredSession } from './sessions.repository';
 
@@ -43,7 +44,7 @@ export class SessionService {
       authTime: now,
       expiresAt: new Date(now.getTime() + this.config.ttl.session * 1000),
     });
-    reply.setCookie(this.cookieName, token, sessionCookieOptions(this.config));
+    setCookie(reply, this.cookieName, token, sessionCookieOptions(this.config));
     return toActive(session);
   }
 
@@ -59,8 +60,7 @@ export class SessionService {
   async destroy(request: FastifyRequest, reply: FastifyReply): Promise<void> {
     const token = this.cookieValue(request);
     if (token) await this.sessions.deleteSessionByTokenHash(hashToken(token));
-    const { maxAge: _maxAge, ...options } = sessionCookieOptions(this.config);
-    reply.clearCookie(this.cookieName, options);
+    clearCookie(reply, this.cookieName, sessionCookieOptions(this.config));
   }
 
   /** For a periodic job: expired rows are useless but findActive never returns them anyway. */
@@ -69,7 +69,7 @@ export class SessionService {
   }
 
   private cookieValue(request: FastifyRequest): string | null {
-    const value = request.cookies?.[this.cookieName];
+    const value = readCookie(request, this.cookieName);
     return isWellFormedCookieToken(value) ? value : null;
   }
 }

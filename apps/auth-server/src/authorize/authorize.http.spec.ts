@@ -1,0 +1,403 @@
+/**
+ * The authorization endpoint through HTTP (Fastify inject) on a real, migrated database:
+ * login, consent, CSRF, session renewal, and what the approval stores. The full life cycle
+ * with a standard OAuth client is in test/oauth-lifecycle.e2e.spec.ts.
+ */
+import { Global, Module } from '@nestjs/common';
+import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
+import { Test } from '@nestjs/testing';
+import { createHash } from 'node:crypto';
+import { createTestDatabase, type TestDatabase } from '../../../../tools/test-support/test-database';
+import { AccountsModule } from '../accounts/accounts.module';
+import { DemoSeeder } from '../accounts/demo-seeder';
+import { AUTH_CONFIG, type AuthConfig } from '../config/auth-config';
+import { hashToken } from '../crypto/tokens';
+import { DatabaseModule } from '../database/database.module';
+import { PrismaService } from '../database/prisma.service';
+import { AuthorizeModule } from './authorize.module';
+import { registerAuthorizePlugins } from './plugins';
+
+jest.setTimeout(60_000);
+
+const ISSUER = 'http://127.0.0.1:3999';
+const REDIRECT = 'http://127.0.0.1:8765/callback';
+const VERIFIER = 'dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk';
+const CHALLENGE = createHash('sha256').update(VERIFIER).digest('base64url');
+const CLIENT_ID = 'client-http-spec';
+const CSP =
+  "default-src 'none'; style-src 'unsafe-inline'; form-action 'self' http://127.0.0.1:* http://localhost:* http://[::1]:*; frame-ancestors 'none'; base-uri 'none'";
+
+let database: TestDatabase;
+let app: NestFastifyApplication;
+let prisma: PrismaService;
+
+function configFor(url: string, poolSize: number): AuthConfig {
+  return {
+    env: 'test',
+    host: '127.0.0.1',
+    port: 0,
+    issuer: ISSUER,
+    apiResource: ISSUER,
+    database: { url, poolSize },
+    signingKeys: {},
+    introspectionClient: { id: 'resource-server', secret: 'x'.repeat(32) },
+    ttl: { accessToken: 3600, refreshToken: 86400, authorizationCode: 60, session: 3600 },
+    embedded: false,
+    seedDemoData: true,
+    secureCookies: false,
+  };
+}
+
+beforeAll(async () => {
+  database = await createTestDatabase('auth');
+  const config = configFor(database.url, database.poolSize);
+
+  @Global()
+  @Module({ providers: [{ provide: AUTH_CONFIG, useValue: config }], exports: [AUTH_CONFIG] })
+  class TestConfigModule {}
+
+  const moduleRef = await Test.createTestingModule({
+    imports: [TestConfigModule, DatabaseModule, AccountsModule, AuthorizeModule],
+  }).compile();
+  app = moduleRef.createNestApplication<NestFastifyApplication>(new FastifyAdapter(), { logger: false });
+  // What bootstrap does: the plugins before init, and no form-body plugin (Nest adds its own parser).
+  await registerAuthorizePlugins(app.getHttpAdapter().getInstance(), config);
+  await app.init();
+  await app.getHttpAdapter().getInstance().ready();
+
+  prisma = app.get(PrismaService);
+  await app.get(DemoSeeder).seed();
+  await prisma.client.create({
+    data: {
+      id: CLIENT_ID,
+      name: 'Lesson <Planner> CLI',
+      applicationType: 'native',
+      redirectUris: [REDIRECT],
+      tokenEndpointAuthMethod: 'none',
+      grantTypes: ['authorization_code', 'refresh_token'],
+      responseTypes: ['code'],
+      scope: 'openid profile email students:read courses:read',
+    },
+  });
+});
+
+afterAll(async () => {
+  await app?.close();
+  await database?.drop();
+});
+
+/** A browser: a cookie jar over inject(). */
+class Browser {
+  readonly cookies = new Map<string, string>();
+
+  async request(method: 'GET' | 'POST', url: string, form?: Record<string, string> | URLSearchParams) {
+    const response = await app.inject({
+      method,
+      url,
+      headers: {
+        cookie: [...this.cookies].map(([name, value]) => `${name}=${value}`).join('; '),
+        ...(form ? { 'content-type': 'application/x-www-form-urlencoded' } : {}),
+      },
+      payload: form ? new URLSearchParams(form).toString() : undefined,
+    });
+    for (const cookie of response.cookies as { name: string; value: string }[]) this.cookies.set(cookie.name, cookie.value);
+    return response;
+  }
+
+  get(url: string) {
+    return this.request('GET', url);
+  }
+
+  post(url: string, form: Record<string, string> | URLSearchParams) {
+    return this.request('POST', url, form);
+  }
+}
+
+function authorizeUrl(changes: Record<string, string | null> = {}): string {
+  const params: Record<string, string | null> = {
+    client_id: CLIENT_ID,
+    redirect_uri: REDIRECT,
+    response_type: 'code',
+    scope: 'openid students:read',
+    state: 'state-abc',
+    nonce: 'nonce-xyz',
+    code_challenge: CHALLENGE,
+    code_challenge_method: 'S256',
+    ...changes,
+  };
+  const search = new URLSearchParams();
+  for (const [name, value] of Object.entries(params)) if (value !== null) search.append(name, value);
+  return `/oauth/authorize?${search.toString()}`;
+}
+
+/** The fields of the page's form, as a browser would submit them. */
+function formFields(html: string): URLSearchParams {
+  const form = new URLSearchParams();
+  for (const match of html.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g)) {
+    form.append(match[1], decodeEntities(match[2]));
+  }
+  return form;
+}
+
+function decodeEntities(value: string): string {
+  return value
+    .replace(/&quot;/g, '"')
+    .replace(/&#39;/g, "'")
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&amp;/g, '&');
+}
+
+function withFields(form: URLSearchParams, fields: Record<string, string>): URLSearchParams {
+  const copy = new URLSearchParams(form);
+  for (const [name, value] of Object.entries(fields)) copy.set(name, value);
+  return copy;
+}
+
+async function signIn(browser: Browser, url = authorizeUrl()) {
+  const login = await browser.get(url);
+  expect(login.statusCode).toBe(200);
+  const afterLogin = await browser.post(
+    '/oauth/authorize/login',
+    withFields(formFields(login.body), { email: 'demo@academy.test', password: 'demo-password' }),
+  );
+  expect(afterLogin.statusCode).toBe(303);
+  const consent = await browser.get(afterLogin.headers.location as string);
+  expect(consent.statusCode).toBe(200);
+  return consent;
+}
+
+function expectPageHeaders(response: { headers: Record<string, unknown> }) {
+  expect(response.headers['content-security-policy']).toBe(CSP);
+  expect(response.headers['x-frame-options']).toBe('DENY');
+  expect(response.headers['cache-control']).toBe('no-store');
+  expect(response.headers['referrer-policy']).toBe('no-referrer');
+}
+
+describe('the login page', () => {
+  it('is shown without a session, with the security headers and a CSRF cookie', async () => {
+    const browser = new Browser();
+    const response = await browser.get(authorizeUrl());
+    expect(response.statusCode).toBe(200);
+    expect(response.headers['content-type']).toBe('text/html; charset=utf-8');
+    expectPageHeaders(response);
+    expect(response.body).toContain('<h1>Sign in</h1>');
+    expect(response.body).toContain('Lesson &lt;Planner&gt; CLI');
+    expect(browser.cookies.has('csrf')).toBe(true);
+  });
+
+  it('refuses a login without a valid CSRF token (403) and signs no one in', async () => {
+    const browser = new Browser();
+    const login = await browser.get(authorizeUrl());
+    const fields = withFields(formFields(login.body), { email: 'demo@academy.test', password: 'demo-password' });
+    fields.set('_csrf', 'forged.token');
+    const response = await browser.post('/oauth/authorize/login', fields);
+    expect(response.statusCode).toBe(403);
+    expect(response.body).toContain('Your sign-in form expired');
+    expect(browser.cookies.has('session')).toBe(false);
+  });
+
+  it('says the same thing, 401, for a wrong password and for an unknown email', async () => {
+    const browser = new Browser();
+    const login = await browser.get(authorizeUrl());
+    const fields = formFields(login.body);
+    const wrongPassword = await browser.post('/oauth/authorize/login', withFields(fields, { email: 'demo@academy.test', password: 'nope' }));
+    const unknownEmail = await browser.post('/oauth/authorize/login', withFields(fields, { email: 'ghost@academy.test', password: 'nope' }));
+    for (const response of [wrongPassword, unknownEmail]) {
+      expect(response.statusCode).toBe(401);
+      expect(response.body).toContain('Email or password is incorrect.');
+      expectPageHeaders(response);
+    }
+    expect(browser.cookies.has('session')).toBe(false);
+  });
+
+  it('on success renews the session (fixation) and returns to the same authorization request', async () => {
+    const browser = new Browser();
+    const planted = 'A'.repeat(43);
+    browser.cookies.set('session', planted);
+    const login = await browser.get(authorizeUrl());
+    const response = await browser.post(
+      '/oauth/authorize/login',
+      withFields(formFields(login.body), { email: ' Demo@Academy.TEST ', password: 'demo-password' }),
+    );
+    expect(response.statusCode).toBe(303);
+    expect(response.headers.location).toBe(authorizeUrl());
+    const setCookie = ([] as string[]).concat(response.headers['set-cookie'] as string | string[]);
+    const sessionCookie = setCookie.find((c) => c.startsWith('session=')) as string;
+    expect(sessionCookie).toMatch(/; Max-Age=3600; Path=\/; HttpOnly; SameSite=Lax$/);
+    const value = browser.cookies.get('session') as string;
+    expect(value).not.toBe(planted);
+    // Only the hash is stored.
+    expect(await prisma.session.count({ where: { tokenHash: value } })).toBe(0);
+    expect(await prisma.session.count({ where: { tokenHash: hashToken(value) } })).toBe(1);
+  });
+
+  it('a second login from the same browser replaces its session', async () => {
+    const browser = new Browser();
+    await signIn(browser);
+    const first = browser.cookies.get('session') as string;
+    await signIn(browser, authorizeUrl({ prompt: 'login' }));
+    const second = browser.cookies.get('session') as string;
+    expect(second).not.toBe(first);
+    expect(await prisma.session.count({ where: { tokenHash: hashToken(first) } })).toBe(0);
+  });
+});
+
+describe('the consent page', () => {
+  it('names the client, the redirect host, the user, the school and each scope in words', async () => {
+    const consent = await signIn(new Browser());
+    expectPageHeaders(consent);
+    for (const text of ['Lesson &lt;Planner&gt; CLI', '127.0.0.1:8765', 'Dana Demo', 'Demo Academy', 'Sign you in', 'See students and their enrollments']) {
+      expect(consent.body).toContain(text);
+    }
+  });
+
+  it('Approve stores a grant and a hashed code in one go, and redirects with code, state and iss', async () => {
+    const browser = new Browser();
+    const consent = await signIn(browser, authorizeUrl({ redirect_uri: 'http://127.0.0.1:50123/callback', resource: `${ISSUER}/mcp` }));
+    const response = await browser.post('/oauth/authorize/consent', withFields(formFields(consent.body), { decision: 'approve' }));
+    expect(response.statusCode).toBe(303);
+    expectPageHeaders(response);
+    const location = new URL(response.headers.location as string);
+    expect(location.origin + location.pathname).toBe('http://127.0.0.1:50123/callback');
+    const code = location.searchParams.get('code') as string;
+    expect(location.searchParams.get('state')).toBe('state-abc');
+    expect(location.searchParams.get('iss')).toBe(ISSUER);
+
+    const stored = await prisma.authorizationCode.findUnique({ where: { codeHash: hashToken(code) }, include: { grant: true } });
+    expect(stored).toMatchObject({
+      redirectUri: 'http://127.0.0.1:50123/callback',
+      codeChallenge: CHALLENGE,
+      consumedAt: null,
+      grant: { clientId: CLIENT_ID, schoolId: 'demo-school', scope: 'openid students:read', resource: ISSUER, nonce: 'nonce-xyz' },
+    });
+    const ttl = (stored?.expiresAt.getTime() ?? 0) - Date.now();
+    expect(ttl).toBeGreaterThan(50_000);
+    expect(ttl).toBeLessThanOrEqual(60_000);
+    const session = await prisma.session.findUnique({ where: { tokenHash: hashToken(browser.cookies.get('session') as string) } });
+    expect(stored?.grant.authTime).toEqual(session?.authTime);
+    expect((await prisma.client.findUnique({ where: { id: CLIENT_ID } }))?.firstAuthorizedAt).toBeInstanceOf(Date);
+  });
+
+  it('Deny redirects with access_denied, state and iss', async () => {
+    const browser = new Browser();
+    const consent = await signIn(browser);
+    const response = await browser.post('/oauth/authorize/consent', withFields(formFields(consent.body), { decision: 'deny' }));
+    expect(response.statusCode).toBe(303);
+    const location = new URL(response.headers.location as string);
+    expect(Object.fromEntries(location.searchParams)).toEqual({
+      error: 'access_denied',
+      error_description: 'The user denied the request',
+      state: 'state-abc',
+      iss: ISSUER,
+    });
+  });
+
+  it('re-validates the carried request: a widened scope comes back as invalid_scope', async () => {
+    const browser = new Browser();
+    const consent = await signIn(browser);
+    const fields = withFields(formFields(consent.body), { decision: 'approve', scope: 'openid students:write' });
+    const response = await browser.post('/oauth/authorize/consent', fields);
+    expect(response.statusCode).toBe(303);
+    expect(new URL(response.headers.location as string).searchParams.get('error')).toBe('invalid_scope');
+  });
+
+  it('re-validates the carried request: a swapped redirect_uri gets an error page, no redirect', async () => {
+    const browser = new Browser();
+    const consent = await signIn(browser);
+    const fields = withFields(formFields(consent.body), { decision: 'approve', redirect_uri: 'http://evil.example/cb' });
+    const response = await browser.post('/oauth/authorize/consent', fields);
+    expect(response.statusCode).toBe(400);
+    expect(response.headers.location).toBeUndefined();
+    expect(response.headers['content-type']).toBe('text/html; charset=utf-8');
+  });
+
+  it('refuses an approval whose CSRF token belongs to another session (403)', async () => {
+    const victim = new Browser();
+    const attacker = new Browser();
+    const attackerConsent = await signIn(attacker);
+    await signIn(victim);
+    const forged = withFields(formFields(attackerConsent.body), { decision: 'approve' });
+    // Even with the attacker's CSRF cookie planted, the token names the attacker's session.
+    victim.cookies.set('csrf', attacker.cookies.get('csrf') as string);
+    const response = await victim.post('/oauth/authorize/consent', forged);
+    expect(response.statusCode).toBe(403);
+    expect(response.headers.location).toBeUndefined();
+  });
+
+  it('shows the login page again when the session has ended', async () => {
+    const browser = new Browser();
+    const consent = await signIn(browser);
+    await prisma.session.updateMany({ data: { expiresAt: new Date(Date.now() - 1000) } });
+    const response = await browser.post('/oauth/authorize/consent', withFields(formFields(consent.body), { decision: 'approve' }));
+    expect(response.statusCode).toBe(401);
+    expect(response.body).toContain('<h1>Sign in</h1>');
+  });
+});
+
+describe('errors', () => {
+  it('shows an error page, never a redirect, for an unregistered redirect URI', async () => {
+    const response = await new Browser().get(authorizeUrl({ redirect_uri: 'http://127.0.0.1:8765/elsewhere' }));
+    expect(response.statusCode).toBe(400);
+    expect(response.headers.location).toBeUndefined();
+    expectPageHeaders(response);
+    expect(response.body).toContain('redirect_uri is not one of the redirect URIs registered');
+  });
+
+  it('shows an error page for an unknown client', async () => {
+    const response = await new Browser().get(authorizeUrl({ client_id: 'nobody' }));
+    expect(response.statusCode).toBe(400);
+    expect(response.body).toContain('not known to this server');
+  });
+
+  it('redirects a repeated parameter with invalid_request', async () => {
+    const response = await new Browser().get(`${authorizeUrl()}&nonce=again`);
+    expect(response.statusCode).toBe(303);
+    const location = new URL(response.headers.location as string);
+    expect(location.searchParams.get('error')).toBe('invalid_request');
+    expect(location.searchParams.get('error_description')).toBe('The nonce parameter is included more than once');
+    expect(location.searchParams.get('iss')).toBe(ISSUER);
+  });
+
+  it('answers prompt=none with login_required without a session, consent_required with one', async () => {
+    const anonymous = await new Browser().get(authorizeUrl({ prompt: 'none' }));
+    expect(new URL(anonymous.headers.location as string).searchParams.get('error')).toBe('login_required');
+    const browser = new Browser();
+    await signIn(browser);
+    const signedIn = await browser.get(authorizeUrl({ prompt: 'none' }));
+    expect(new URL(signedIn.headers.location as string).searchParams.get('error')).toBe('consent_required');
+  });
+
+  it('redirects invalid_target for a resource elsewhere', async () => {
+    const response = await new Browser().get(authorizeUrl({ resource: 'https://evil.example/' }));
+    expect(new URL(response.headers.location as string).searchParams.get('error')).toBe('invalid_target');
+  });
+});
+
+describe('responses that never reach the controller', () => {
+  it('carry the page headers too (registerAuthorizePlugins)', async () => {
+    const response = await app.inject({
+      method: 'POST',
+      url: '/oauth/authorize/login',
+      headers: { 'content-type': 'application/xml' },
+      payload: '<email>x</email>',
+    });
+    expect(response.statusCode).toBe(415);
+    expectPageHeaders(response);
+  });
+});
+
+describe('DemoSeeder', () => {
+  it('is idempotent and creates both schools with their owners', async () => {
+    await app.get(DemoSeeder).seed();
+    const users = await prisma.user.findMany({ orderBy: { email: 'asc' }, select: { email: true, schoolId: true, role: true, emailVerified: true, name: true } });
+    expect(users).toEqual([
+      { email: 'demo@academy.test', schoolId: 'demo-school', role: 'owner', emailVerified: true, name: 'Dana Demo' },
+      { email: 'other@academy.test', schoolId: 'other-school', role: 'owner', emailVerified: true, name: 'Olly Other' },
+    ]);
+    expect(await prisma.school.findMany({ orderBy: { id: 'asc' } })).toMatchObject([
+      { id: 'demo-school', name: 'Demo Academy' },
+      { id: 'other-school', name: 'Northwind Institute' },
+    ]);
+  });
+});

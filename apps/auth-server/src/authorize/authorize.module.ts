@@ -1,0 +1,18 @@
+import { Module } from '@nestjs/common';
+import { AccountsModule } from '../accounts/accounts.module';
+import { SessionsModule } from '../sessions/sessions.module';
+import { AuthorizeController } from './authorize.controller';
+import { AuthorizeRepository } from './authorize.repository';
+import { AuthorizeService } from './authorize.service';
+import { CsrfTokens } from './csrf';
+
+/**
+ * GET|POST /oauth/authorize, POST /oauth/authorize/login, POST /oauth/authorize/consent.
+ * Needs registerAuthorizePlugins (cookies) on the Fastify instance before app.init().
+ */
+@Module({
+  imports: [AccountsModule, SessionsModule],
+  controllers: [AuthorizeController],
+  providers: [AuthorizeRepository, AuthorizeService, CsrfTokens],
+})
+export class AuthorizeModule {}

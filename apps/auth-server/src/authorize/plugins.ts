@@ -1,0 +1,32 @@
+import type { FastifyInstance } from 'fastify';
+import type { AuthConfig } from '../config/auth-config';
+import { OAUTH_PATHS } from '../discovery/endpoints';
+import { PAGE_SECURITY_HEADERS } from '../pages/html-response';
+
+/**
+ * What the sign-in pages need from Fastify; call before app.init().
+ *
+ * - Cookies: no plugin. sessions/cookies.ts reads the Cookie header and writes Set-Cookie
+ *   itself (@fastify/cookie 11 cannot load under Jest; see there). Do not register
+ *   @fastify/cookie for these routes either: its onSend hook would own Set-Cookie.
+ * - CSRF: synchronizer tokens in ./csrf.ts (CsrfTokens), no plugin; see there why.
+ * - Form bodies: NOT registered here. Nest's FastifyAdapter adds its own
+ *   application/x-www-form-urlencoded parser (fast-querystring: repeated keys become arrays,
+ *   which the authorization endpoint needs to refuse repeated parameters) during app.init(),
+ *   unless the app is created with `bodyParser: false`. Registering @fastify/formbody as well
+ *   makes app.init() fail with FST_ERR_CTP_ALREADY_PRESENT.
+ * - This hook: the pages' security headers also on responses that never reach the
+ *   controller (a malformed form body, an unsupported content type, a wrong method), which
+ *   the global Fastify error handler answers.
+ */
+export async function registerAuthorizePlugins(fastify: FastifyInstance, _config: AuthConfig): Promise<void> {
+  fastify.addHook('onSend', async (request, reply, payload) => {
+    const path = request.url.split('?', 1)[0];
+    if (path === OAUTH_PATHS.authorization || path.startsWith(`${OAUTH_PATHS.authorization}/`)) {
+      for (const [name, value] of Object.entries(PAGE_SECURITY_HEADERS)) {
+        if (!reply.hasHeader(name)) reply.header(name, value);
+      }
+    }
+    return payload;
+  });
+}

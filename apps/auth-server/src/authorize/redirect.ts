@@ -1,0 +1,42 @@
+import type { OAuthError } from '@platform/oauth-errors';
+
+/**
+ * Adds parameters to a redirect URI. RFC 6749 §3.1.2: the endpoint URI "MAY include an
+ * "application/x-www-form-urlencoded" formatted ... query component, which MUST be retained
+ * when adding additional query parameters". The existing query is kept byte for byte (not
+ * re-serialized, which could change its encoding); the new parameters are appended with
+ * URLSearchParams, so they are always properly encoded.
+ */
+export function buildRedirectUrl(redirectUri: string, params: Record<string, string | undefined>): string {
+  const url = new URL(redirectUri);
+  const added = new URLSearchParams();
+  for (const [name, value] of Object.entries(params)) {
+    if (value !== undefined) added.append(name, value);
+  }
+  const existing = url.search.slice(1);
+  url.search = existing ? `${existing}&${added.toString()}` : added.toString();
+  return url.href;
+}
+
+/** RFC 6749 §4.1.2 with RFC 9207's `iss`. */
+export function authorizationResponseUrl(redirectUri: string, code: string, state: string | undefined, issuer: string): string {
+  return buildRedirectUrl(redirectUri, { code, state, iss: issuer });
+}
+
+/** RFC 6749 §4.1.2.1 with RFC 9207's `iss`. */
+export function errorResponseUrl(redirectUri: string, error: OAuthError, state: string | undefined, issuer: string): string {
+  return buildRedirectUrl(redirectUri, {
+    error: error.error,
+    error_description: descriptionForRedirect(error.description),
+    state,
+    iss: issuer,
+  });
+}
+
+/**
+ * RFC 6749 §4.1.2.1: error_description "MUST NOT include characters outside the set
+ * %x20-21 / %x23-5B / %x5D-7E" (printable ASCII without `"` and `\`).
+ */
+export function descriptionForRedirect(description: string): string {
+  return description.replace(/[^\x20-\x21\x23-\x5b\x5d-\x7e]/g, '?').slice(0, 500);
+}

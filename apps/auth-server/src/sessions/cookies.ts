@@ -1,0 +1,43 @@
+import { parse, serialize } from 'cookie';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+
+/**
+ * The two cookies of the sign-in pages (session, CSRF secret), parsed and serialized by the
+ * `cookie` package (1.x, CommonJS). @fastify/cookie 11 is not used: it loads cookie 2 with a
+ * dynamic import() of an ESM-only build, which Jest cannot run without
+ * --experimental-vm-modules and which declares Node >= 22.
+ */
+export interface CookieOptions {
+  path: '/';
+  httpOnly: boolean;
+  sameSite: 'Lax' | 'Strict';
+  secure: boolean;
+  /** Seconds; omitted for a browser-session cookie, 0 to delete. */
+  maxAge?: number;
+}
+
+/** The value of the named cookie in the Cookie header, if any. */
+export function readCookie(request: FastifyRequest, name: string): string | undefined {
+  const header = request.headers.cookie;
+  if (!header) return undefined;
+  return parse(header)[name];
+}
+
+export function serializeCookie(name: string, value: string, options: CookieOptions): string {
+  return serialize(name, value, {
+    path: options.path,
+    httpOnly: options.httpOnly,
+    secure: options.secure,
+    sameSite: options.sameSite === 'Lax' ? 'lax' : 'strict',
+    ...(options.maxAge !== undefined ? { maxAge: Math.floor(options.maxAge) } : {}),
+  });
+}
+
+/** Appends a Set-Cookie header (Fastify keeps several Set-Cookie headers apart). */
+export function setCookie(reply: FastifyReply, name: string, value: string, options: CookieOptions): void {
+  reply.header('set-cookie', serializeCookie(name, value, options));
+}
+
+export function clearCookie(reply: FastifyReply, name: string, options: CookieOptions): void {
+  setCookie(reply, name, '', { ...options, maxAge: 0 });
+}

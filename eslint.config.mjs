@@ -1,0 +1,51 @@
+import nx from '@nx/eslint-plugin';
+
+/** Which tags a project with a given tag may depend on. */
+const allowedTags = {
+  'scope:auth': ['scope:auth', 'scope:shared'],
+  'scope:resource': ['scope:resource', 'scope:shared'],
+  'scope:gateway': ['scope:gateway', 'scope:shared'],
+  'scope:shared': ['scope:shared'],
+  'type:app': ['type:feature', 'type:util'],
+  'type:feature': ['type:feature', 'type:util'],
+  'type:util': ['type:util'],
+};
+
+const moduleBoundaries = (allow) => [
+  'error',
+  {
+    enforceBuildableLibDependency: true,
+    allow,
+    depConstraints: Object.entries(allowedTags).map(([sourceTag, onlyDependOnLibsWithTags]) => ({
+      sourceTag,
+      onlyDependOnLibsWithTags,
+    })),
+  },
+];
+
+export default [
+  ...nx.configs['flat/base'],
+  ...nx.configs['flat/typescript'],
+  {
+    ignores: ['**/dist', '**/node_modules', '**/coverage', 'apps/*/src/generated/**', '**/.nx', '**/.data'],
+  },
+  {
+    files: ['**/*.ts'],
+    rules: {
+      '@nx/enforce-module-boundaries': moduleBoundaries([]),
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+    },
+  },
+  {
+    // Tests share the helpers of tools/test-support (no Nx project) by relative path.
+    files: ['**/*.spec.ts', '**/test/**/*.ts'],
+    rules: { '@nx/enforce-module-boundaries': moduleBoundaries(['^(\\.\\./)+tools/test-support/']) },
+  },
+  {
+    files: ['**/*.cjs'],
+    languageOptions: {
+      sourceType: 'commonjs',
+      globals: { require: 'readonly', module: 'writable', __dirname: 'readonly', process: 'readonly', console: 'readonly' },
+    },
+  },
+];

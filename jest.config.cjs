@@ -1,0 +1,17 @@
+// Every project's own jest config: apps/*, libs/* and tools/* (tools/test-support's specs).
+const fs = require('node:fs');
+const path = require('node:path');
+
+const projectConfigs = ['apps', 'libs', 'tools'].flatMap((group) => {
+  const dir = path.join(__dirname, group);
+  if (!fs.existsSync(dir)) return [];
+  return fs
+    .readdirSync(dir)
+    .map((name) => path.join(dir, name, 'jest.config.cjs'))
+    .filter((file) => fs.existsSync(file));
+});
+
+module.exports = {
+  projects: projectConfigs,
+  maxWorkers: 2,
+};

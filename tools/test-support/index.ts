@@ -1,0 +1,2 @@
+export { createTestDatabase, type TestDatabase } from './test-database';
+export { describeIfPostgres, describeIfRedis, realDatabaseUrl, realRedisUrl } from './real-services';
