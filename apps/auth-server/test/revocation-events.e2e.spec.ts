@@ -1,0 +1,89 @@
+/**
+ * Every revocation is published so resource servers can drop cached introspection answers
+ * at once: over Redis pub/sub when REDIS_URL is set, over the in-process bus otherwise.
+ */
+import { TOKEN_REVOKED_CHANNEL, type TokenRevokedEvent } from '@platform/contracts';
+import { createEventBus, type EventBus } from '@platform/event-bus';
+import { createHash } from 'node:crypto';
+import * as oidc from 'openid-client';
+import { BrowserLikeAgent } from './support/browser-like-agent';
+import { DEMO_USER, startTestAuthServer, type TestAuthServer } from './support/test-auth-server';
+
+jest.setTimeout(60_000);
+
+const REDIRECT_URI = 'http://127.0.0.1:8765/callback';
+const insecure = { execute: [oidc.allowInsecureRequests] };
+const sha256 = (token: string) => createHash('sha256').update(token).digest('base64url');
+
+let server: TestAuthServer;
+let subscriber: EventBus;
+const events: TokenRevokedEvent[] = [];
+
+beforeAll(async () => {
+  server = await startTestAuthServer();
+  subscriber = await createEventBus(process.env['REDIS_URL']);
+  await subscriber.subscribe<TokenRevokedEvent>(TOKEN_REVOKED_CHANNEL, (event) => events.push(event));
+});
+
+afterAll(async () => {
+  await subscriber?.close();
+  await server?.close();
+});
+
+async function nextEvent(): Promise<TokenRevokedEvent> {
+  const deadline = Date.now() + 5_000;
+  while (events.length === 0) {
+    if (Date.now() > deadline) throw new Error('no revocation event within 5 s');
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  return events.shift() as TokenRevokedEvent;
+}
+
+async function tokens(config: oidc.Configuration) {
+  const verifier = oidc.randomPKCECodeVerifier();
+  const url = oidc.buildAuthorizationUrl(config, {
+    redirect_uri: REDIRECT_URI,
+    scope: 'students:read',
+    code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
+    code_challenge_method: 'S256',
+  });
+  const agent = new BrowserLikeAgent(server.issuer);
+  const login = await agent.open(url.toString());
+  const consent = await agent.submit(login, { email: DEMO_USER.email, password: DEMO_USER.password });
+  const callback = await agent.submit(consent, {}, 'Approve');
+  return oidc.authorizationCodeGrant(config, new URL(callback.location as string), { pkceCodeVerifier: verifier });
+}
+
+describe(`revocation events (${process.env['REDIS_URL'] ? 'Redis pub/sub' : 'in-process bus'})`, () => {
+  let config: oidc.Configuration;
+
+  beforeAll(async () => {
+    config = await oidc.dynamicClientRegistration(
+      new URL(server.issuer),
+      { redirect_uris: [REDIRECT_URI], token_endpoint_auth_method: 'none' },
+      oidc.None(),
+      insecure,
+    );
+  });
+
+  beforeEach(() => events.splice(0));
+
+  it('publishes the hash of a revoked access token, never the token', async () => {
+    const issued = await tokens(config);
+    await oidc.tokenRevocation(config, issued.access_token);
+    const event = await nextEvent();
+    expect(event).toEqual({ accessTokenHashes: [sha256(issued.access_token)], reason: 'revocation', at: expect.any(Number) });
+    expect(JSON.stringify(event)).not.toContain(issued.access_token);
+  });
+
+  it('publishes every live access token of a grant whose refresh token is replayed', async () => {
+    const issued = await tokens(config);
+    const rotated = await oidc.refreshTokenGrant(config, issued.refresh_token as string);
+    await expect(oidc.refreshTokenGrant(config, issued.refresh_token as string)).rejects.toMatchObject({
+      error: 'invalid_grant',
+    });
+    const event = await nextEvent();
+    expect(event.reason).toBe('refresh_token_reuse');
+    expect(new Set(event.accessTokenHashes)).toEqual(new Set([sha256(issued.access_token), sha256(rotated.access_token)]));
+  });
+});
