@@ -37,7 +37,7 @@ export default [
     },
   },
   {
-    // Tests share the helpers of tools/test-support (no Nx project) by relative path.
+    // Tests import the jest helpers of tools/test-support by relative path, as a test-only tool.
     files: ['**/*.spec.ts', '**/test/**/*.ts'],
     rules: { '@nx/enforce-module-boundaries': moduleBoundaries(['^(\\.\\./)+tools/test-support/']) },
   },

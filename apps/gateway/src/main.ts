@@ -8,8 +8,11 @@ async function main(): Promise<void> {
     trustProxy: config.trustProxy,
     logger: { level: config.logLevel },
   });
-  const shutdown = (signal: NodeJS.Signals) => {
-    app.log.info({ signal }, 'gateway stopping');
+  let stopping = false;
+  const shutdown = (reason: string) => {
+    if (stopping) return;
+    stopping = true;
+    app.log.info({ reason }, 'gateway stopping');
     app.close().then(
       () => process.exit(0),
       () => process.exit(1),
@@ -17,6 +20,8 @@ async function main(): Promise<void> {
   };
   process.once('SIGTERM', shutdown);
   process.once('SIGINT', shutdown);
+  // Forked by the launcher (npm start): do not outlive it if it dies without stopping us.
+  if (process.send) process.once('disconnect', () => shutdown('launcher gone'));
   await app.listen({ host: config.host, port: config.port });
 }
 

@@ -1,0 +1,145 @@
+#!/usr/bin/env node
+// `npm start`: the whole platform behind one origin, with one command.
+//   Without DATABASE_URL: embedded mode, an embedded PostgreSQL per service under .data/.
+//   With DATABASE_URL (a server URL): a database per service on that server.
+// Options: --no-build skips `nx build` (uses what is in dist/).
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { prepareServerDatabases, startEmbeddedDatabases, stopDatabases } from './databases.mjs';
+import { acquireDataLock } from './lock.mjs';
+import { relayEventBus, startChild, stopChild, waitUntilListening } from './processes.mjs';
+import { loadOrCreateSecrets } from './secrets.mjs';
+import { GATEWAY, existingServices, mainOf, portOf } from './services.mjs';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '../..');
+const dataDir = join(root, '.data');
+const env = process.env;
+const embedded = !env.DATABASE_URL;
+const host = env.HOST || '127.0.0.1';
+const gatewayPort = Number(env.PORT || 3000);
+const publicBaseUrl = env.PUBLIC_BASE_URL || `http://127.0.0.1:${gatewayPort}`;
+const serviceUrl = (service) => `http://127.0.0.1:${portOf(service)}`;
+
+const state = { databases: {}, services: [], gateway: undefined, stopping: false, releaseLock: () => {} };
+
+function nxBin() {
+  const require = createRequire(import.meta.url);
+  const packageJson = require.resolve('nx/package.json', { paths: [root] });
+  return join(dirname(packageJson), require(packageJson).bin.nx);
+}
+
+function build(services) {
+  const projects = [...services.map((service) => service.project), GATEWAY.project, 'embedded-postgres'];
+  console.log(`Building ${projects.join(', ')} (cached by Nx when unchanged)...`);
+  const result = spawnSync(
+    process.execPath,
+    [nxBin(), 'run-many', '-t', 'build', '-p', ...projects],
+    { cwd: root, stdio: 'inherit' },
+  );
+  if (result.status !== 0) throw new Error('the build failed');
+}
+
+function introspectionSecret() {
+  if (embedded) return loadOrCreateSecrets(join(dataDir, 'secrets.json')).introspectionClientSecret;
+  if (!env.INTROSPECTION_CLIENT_SECRET) {
+    throw new Error('INTROSPECTION_CLIENT_SECRET must be set when DATABASE_URL is (it is generated only in the embedded mode)');
+  }
+  return env.INTROSPECTION_CLIENT_SECRET;
+}
+
+/** What every service is told: its own port and database, and where the others are. */
+function commonEnv(services, secret) {
+  const shared = { ...env, HOST: host, PUBLIC_BASE_URL: publicBaseUrl, INTROSPECTION_CLIENT_SECRET: secret };
+  for (const service of services) {
+    shared[service.portVar] = String(portOf(service));
+    shared[service.urlVar] = env[service.urlVar] || serviceUrl(service);
+  }
+  shared.EMBEDDED_MODE = String(embedded);
+  if (embedded && !env.OIDC_SIGNING_KEYS && !env.OIDC_SIGNING_KEYS_FILE) {
+    mkdirSync(join(dataDir, 'auth'), { recursive: true });
+    shared.OIDC_SIGNING_KEYS_FILE = join(dataDir, 'auth', 'signing-keys.json');
+  }
+  return shared;
+}
+
+async function startServices(services, secret) {
+  const shared = commonEnv(services, secret);
+  const children = services.map((service) => {
+    const serviceEnv = { ...shared, DATABASE_URL: state.databases[service.name].url };
+    const child = startChild(service.project, mainOf(root, service.project), serviceEnv, root);
+    watchForCrash(child);
+    return child;
+  });
+  state.services.push(...children);
+  relayEventBus(children);
+  await Promise.all(children.map((child, i) => waitUntilListening(child, '127.0.0.1', portOf(services[i]))));
+}
+
+async function startGateway(services) {
+  const upstreams = Object.fromEntries(services.map((service) => [service.urlVar, env[service.urlVar] || serviceUrl(service)]));
+  const gatewayEnv = { ...env, ...upstreams, HOST: host, PORT: String(gatewayPort), LOG_LEVEL: env.LOG_LEVEL || 'warn' };
+  state.gateway = startChild(GATEWAY.name, mainOf(root, GATEWAY.project), gatewayEnv, root);
+  watchForCrash(state.gateway);
+  await waitUntilListening(state.gateway, '127.0.0.1', gatewayPort);
+}
+
+function printBanner(services) {
+  const lines = [
+    '',
+    `The platform is up: ${publicBaseUrl}`,
+    ...services.map((service) => `  ${service.project.padEnd(16)} ${serviceUrl(service)}  (database ${redact(state.databases[service.name].url)})`),
+    `  ${'gateway'.padEnd(16)} http://${host}:${gatewayPort}`,
+  ];
+  if (embedded) {
+    lines.push(`Embedded mode: data in ${dataDir}`, '  demo account: demo@academy.test / demo-password');
+  }
+  lines.push('Stop with Ctrl-C.', '');
+  console.log(lines.join('\n'));
+}
+
+function redact(url) {
+  const parsed = new URL(url);
+  if (parsed.password) parsed.password = '***';
+  return parsed.toString();
+}
+
+function watchForCrash(child) {
+  child.once('exit', (code, signal) => {
+    if (state.stopping) return;
+    console.error(`${child.serviceName} exited unexpectedly (${signal ?? `code ${code}`}); stopping the platform.`);
+    void shutdown(1);
+  });
+}
+
+async function shutdown(exitCode) {
+  if (state.stopping) return;
+  state.stopping = true;
+  if (state.gateway) await stopChild(state.gateway);
+  await Promise.all(state.services.map(stopChild));
+  await stopDatabases(state.databases);
+  state.releaseLock();
+  process.exit(exitCode);
+}
+
+async function main() {
+  const services = existingServices(root);
+  if (!process.argv.includes('--no-build')) build(services);
+  const runnable = services.filter((service) => existsSync(mainOf(root, service.project)));
+  if (embedded) state.releaseLock = acquireDataLock(join(dataDir, 'launcher.pid'));
+  const secret = introspectionSecret();
+  console.log(embedded ? 'Starting the embedded PostgreSQL and migrating...' : 'Preparing the databases on DATABASE_URL...');
+  state.databases = embedded ? await startEmbeddedDatabases(root, runnable) : await prepareServerDatabases(root, runnable);
+  await startServices(runnable, secret);
+  await startGateway(runnable);
+  printBanner(runnable);
+}
+
+for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => void shutdown(0));
+
+main().catch(async (error) => {
+  console.error(`npm start failed: ${error instanceof Error ? error.message : error}`);
+  await shutdown(1);
+});
