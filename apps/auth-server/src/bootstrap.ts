@@ -2,7 +2,7 @@ import { Logger, type LoggerService, type LogLevel } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { createEventBus, type EventBus } from '@platform/event-bus';
-import { installFastifyErrorHandler, OAuthExceptionFilter } from '@platform/oauth-errors';
+import { OAuthExceptionFilter } from '@platform/oauth-errors';
 import { DemoSeeder } from './accounts/demo-seeder';
 import { AppModule } from './app.module';
 import { registerAuthorizePlugins } from './authorize/plugins';
@@ -26,15 +26,16 @@ export async function createAuthServer(
     bodyLimit: BODY_LIMIT_BYTES,
     // The gateway in front sets X-Forwarded-*; the services listen on loopback or a private network.
     trustProxy: true,
-    maxParamLength: 200,
+    routerOptions: { maxParamLength: 200 },
     return503OnClosing: true,
   });
   const app = await NestFactory.create<NestFastifyApplication>(AppModule.register(config, eventBus), adapter, {
     logger: options.logger ?? ['log', 'warn', 'error'],
   });
   const fastify = app.getHttpAdapter().getInstance();
-  installFastifyErrorHandler(fastify);
   await registerAuthorizePlugins(fastify, config);
+  // Nest routes Fastify's own errors (body parsing, size limits) through its exception
+  // filters too, so this one filter answers every error of the service.
   app.useGlobalFilters(new OAuthExceptionFilter());
   app.enableShutdownHooks();
   fastify.addHook('onClose', async () => {

@@ -4,7 +4,11 @@ import { ConfigError, loadAuthConfig } from './config/auth-config';
 
 async function main(): Promise<void> {
   const config = loadAuthConfig();
-  await startAuthServer(config);
+  const app = await startAuthServer(config);
+  // Forked by the launcher (npm start): end with it, even when it was killed outright.
+  process.once('disconnect', () => {
+    void app.close().finally(() => process.exit(0));
+  });
 }
 
 main().catch((error: unknown) => {

@@ -1,4 +1,4 @@
 export * from './oauth-error';
 export { toOAuthError } from './to-oauth-error';
 export { bearerChallenge, type BearerChallenge } from './www-authenticate';
-export { OAuthExceptionFilter, sendOAuthError, installFastifyErrorHandler } from './oauth-exception.filter';
+export { OAuthExceptionFilter, sendOAuthError } from './oauth-exception.filter';

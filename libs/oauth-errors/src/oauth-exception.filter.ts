@@ -1,5 +1,5 @@
 import { ArgumentsHost, Catch, ExceptionFilter, Logger } from '@nestjs/common';
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyReply } from 'fastify';
 import { toOAuthError } from './to-oauth-error';
 
 const logger = new Logger('OAuthError');
@@ -32,12 +32,4 @@ export class OAuthExceptionFilter implements ExceptionFilter {
   catch(exception: unknown, host: ArgumentsHost): void {
     sendOAuthError(host.switchToHttp().getResponse<FastifyReply>(), exception);
   }
-}
-
-/**
- * Errors raised by Fastify before a Nest handler runs (body parsing, size limits,
- * unknown content types) take the same path as everything else.
- */
-export function installFastifyErrorHandler(fastify: FastifyInstance): void {
-  fastify.setErrorHandler((error, _request, reply) => sendOAuthError(reply, error));
 }
