@@ -18,6 +18,8 @@ export interface Credentials {
 }
 
 export interface NewAccount {
+  /** Generated when omitted; the demo accounts have fixed ids the resource server's seed knows. */
+  id?: string;
   email: string;
   name: string;
   role: string;

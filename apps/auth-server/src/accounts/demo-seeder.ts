@@ -4,7 +4,7 @@ import { hashPassword } from './password';
 
 interface DemoTenant {
   school: { id: string; name: string };
-  user: { email: string; password: string; name: string; role: string };
+  user: { id: string; email: string; password: string; name: string; role: string };
 }
 
 /**
@@ -14,11 +14,11 @@ interface DemoTenant {
 export const DEMO_TENANTS: readonly DemoTenant[] = [
   {
     school: { id: 'demo-school', name: 'Demo Academy' },
-    user: { email: 'demo@academy.test', password: 'demo-password', name: 'Dana Demo', role: 'owner' },
+    user: { id: 'demo-owner', email: 'demo@academy.test', password: 'demo-password', name: 'Dana Demo', role: 'owner' },
   },
   {
     school: { id: 'other-school', name: 'Northwind Institute' },
-    user: { email: 'other@academy.test', password: 'other-password', name: 'Olly Other', role: 'owner' },
+    user: { id: 'other-owner', email: 'other@academy.test', password: 'other-password', name: 'Olly Other', role: 'owner' },
   },
 ];
 
@@ -35,6 +35,7 @@ export class DemoSeeder {
       // Hashing costs tens of milliseconds; skip it on every start after the first.
       if (await this.accounts.existsByEmail(user.email)) continue;
       await this.accounts.insertAccountIfAbsent({
+        id: user.id,
         email: user.email,
         name: user.name,
         role: user.role,
