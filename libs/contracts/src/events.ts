@@ -1,3 +1,5 @@
+import { createHash } from 'node:crypto';
+
 /** Channel on which the authorization server publishes revocations. */
 export const TOKEN_REVOKED_CHANNEL = 'oauth:token-revoked';
 
@@ -10,4 +12,12 @@ export interface TokenRevokedEvent {
   accessTokenHashes: string[];
   reason: 'revocation' | 'refresh_token_reuse' | 'code_replay';
   at: number;
+}
+
+/**
+ * How access tokens are named in revocation events and cache keys: SHA-256, base64url.
+ * The authorization server stores the same hash, so both sides agree without sharing tokens.
+ */
+export function accessTokenKey(token: string): string {
+  return createHash('sha256').update(token, 'utf8').digest('base64url');
 }

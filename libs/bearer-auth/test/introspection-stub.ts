@@ -1,0 +1,62 @@
+import Fastify, { type FastifyInstance } from 'fastify';
+import type { AddressInfo } from 'node:net';
+
+export interface StubToken {
+  scope: string;
+  aud?: string;
+  /** Seconds from now. */
+  expiresIn?: number;
+  schoolId?: string;
+}
+
+/**
+ * A stand-in for the authorization server's RFC 7662 endpoint, so the cache and guard can be
+ * observed call by call: it counts introspections and answers from a table the test controls.
+ * (The real authorization server drives the same lib in the cross-service e2e tests.)
+ */
+export class IntrospectionStub {
+  readonly tokens = new Map<string, StubToken>();
+  calls = 0;
+  private app?: FastifyInstance;
+
+  constructor(
+    private readonly credentials: { id: string; secret: string },
+    private readonly resource: string,
+  ) {}
+
+  async start(): Promise<string> {
+    const app = Fastify();
+    app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_req, body, done) =>
+      done(null, Object.fromEntries(new URLSearchParams(body as string))),
+    );
+    app.post('/introspect', async (request, reply) => {
+      this.calls++;
+      const form = request.body as Record<string, string>;
+      if (form['client_id'] !== this.credentials.id || form['client_secret'] !== this.credentials.secret) {
+        return reply.status(401).send({ error: 'invalid_client' });
+      }
+      const token = this.tokens.get(form['token'] ?? '');
+      if (!token) return { active: false };
+      const now = Math.floor(Date.now() / 1000);
+      return {
+        active: true,
+        scope: token.scope,
+        client_id: 'client-1',
+        sub: 'user-1',
+        aud: token.aud ?? this.resource,
+        iss: 'http://issuer.test',
+        exp: now + (token.expiresIn ?? 3600),
+        iat: now,
+        token_type: 'Bearer',
+        school_id: token.schoolId ?? 'demo-school',
+      };
+    });
+    await app.listen({ host: '127.0.0.1', port: 0 });
+    this.app = app;
+    return `http://127.0.0.1:${(app.server.address() as AddressInfo).port}/introspect`;
+  }
+
+  async stop(): Promise<void> {
+    await this.app?.close();
+  }
+}
