@@ -6,6 +6,9 @@ const allowedTags = {
   'scope:resource': ['scope:resource', 'scope:shared'],
   'scope:gateway': ['scope:gateway', 'scope:shared'],
   'scope:shared': ['scope:shared'],
+  // End-to-end suites drive the running services over HTTP: they import no app code.
+  'scope:e2e': ['scope:shared'],
+  'type:e2e': ['type:util'],
   'type:app': ['type:feature', 'type:util'],
   'type:feature': ['type:feature', 'type:util'],
   'type:util': ['type:util'],

@@ -1,5 +1,5 @@
 // One database per service: an embedded PostgreSQL (PGlite) each, with its data under
-// .data/<service>/pg, or a database of its own on the real server of DATABASE_URL.
+// <data dir>/<service>/pg, or a database of its own on the real server of DATABASE_URL.
 import { mkdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
@@ -11,12 +11,12 @@ function embeddedPostgresLib(root) {
 }
 
 /** Starts and migrates an embedded PostgreSQL per service; returns { [name]: { url, stop } }. */
-export async function startEmbeddedDatabases(root, services) {
+export async function startEmbeddedDatabases(root, services, dataRoot = join(root, '.data')) {
   const { startEmbeddedPostgres, runMigrations } = embeddedPostgresLib(root);
   const databases = {};
   try {
     for (const service of services) {
-      const dataDir = join(root, '.data', service.name, 'pg');
+      const dataDir = join(dataRoot, service.name, 'pg');
       mkdirSync(dataDir, { recursive: true });
       const server = await startEmbeddedPostgres({ dataDir });
       databases[service.name] = server;

@@ -6,7 +6,7 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { prepareServerDatabases, startEmbeddedDatabases, stopDatabases } from './databases.mjs';
 import { acquireDataLock } from './lock.mjs';
@@ -15,7 +15,8 @@ import { loadOrCreateSecrets } from './secrets.mjs';
 import { GATEWAY, existingServices, mainOf, portOf } from './services.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '../..');
-const dataDir = join(root, '.data');
+// PLATFORM_DATA_DIR: where the embedded mode keeps its data (tests point it at a temporary folder).
+const dataDir = env.PLATFORM_DATA_DIR ? resolve(env.PLATFORM_DATA_DIR) : join(root, '.data');
 const env = process.env;
 const embedded = !env.DATABASE_URL;
 const host = env.HOST || '127.0.0.1';
@@ -131,7 +132,7 @@ async function main() {
   if (embedded) state.releaseLock = acquireDataLock(join(dataDir, 'launcher.pid'));
   const secret = introspectionSecret();
   console.log(embedded ? 'Starting the embedded PostgreSQL and migrating...' : 'Preparing the databases on DATABASE_URL...');
-  state.databases = embedded ? await startEmbeddedDatabases(root, runnable) : await prepareServerDatabases(root, runnable);
+  state.databases = embedded ? await startEmbeddedDatabases(root, runnable, dataDir) : await prepareServerDatabases(root, runnable);
   await startServices(runnable, secret);
   await startGateway(runnable);
   printBanner(runnable);

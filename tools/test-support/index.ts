@@ -1,2 +1,3 @@
 export { createTestDatabase, type TestDatabase } from './test-database';
 export { describeIfPostgres, describeIfRedis, realDatabaseUrl, realRedisUrl } from './real-services';
+export { BrowserLikeAgent, type AgentResponse } from './browser-like-agent';

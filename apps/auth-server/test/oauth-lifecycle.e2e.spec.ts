@@ -5,7 +5,7 @@
  * userinfo, refresh with rotation, revocation, introspection — and every refusal.
  */
 import * as oidc from 'openid-client';
-import { BrowserLikeAgent } from './support/browser-like-agent';
+import { BrowserLikeAgent } from '../../../tools/test-support/browser-like-agent';
 import { EXPECTED_ERRORS } from './support/expected-errors';
 import { DEMO_USER, INTROSPECTION_CLIENT, startTestAuthServer, type TestAuthServer } from './support/test-auth-server';
 

@@ -6,7 +6,7 @@ import { TOKEN_REVOKED_CHANNEL, type TokenRevokedEvent } from '@platform/contrac
 import { createEventBus, type EventBus } from '@platform/event-bus';
 import { createHash } from 'node:crypto';
 import * as oidc from 'openid-client';
-import { BrowserLikeAgent } from './support/browser-like-agent';
+import { BrowserLikeAgent } from '../../../tools/test-support/browser-like-agent';
 import { DEMO_USER, startTestAuthServer, type TestAuthServer } from './support/test-auth-server';
 
 jest.setTimeout(60_000);
