@@ -42,7 +42,7 @@ export default [
   {
     // Tests import the jest helpers of tools/test-support by relative path, as a test-only tool.
     files: ['**/*.spec.ts', '**/test/**/*.ts'],
-    rules: { '@nx/enforce-module-boundaries': moduleBoundaries(['^(\\.\\./)+tools/test-support/']) },
+    rules: { '@nx/enforce-module-boundaries': moduleBoundaries(['^(\\.\\./)+tools/test-support(/.*)?$']) },
   },
   {
     files: ['**/*.cjs'],

@@ -52,3 +52,42 @@ describe('malformed requests', () => {
     );
   });
 });
+
+describe('hostile characters', () => {
+  it.each([
+    ['a NUL byte in client_id at the token endpoint', '/api/oauth/token', 'grant_type=refresh_token&refresh_token=x&client_id=%00'],
+    ['a NUL byte in client_id at revocation', '/api/oauth/revoke', 'token=x&client_id=a%00b'],
+    ['a NUL byte in client_id at introspection', '/api/oauth/introspect', 'token=x&client_id=a%00b&client_secret=y'],
+  ])('%s is a 400, not a 500', async (_name, path, body) => {
+    const response = await send(path, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body,
+    });
+    expect(response.status).toBe(400);
+    expect(JSON.parse(response.text)).toMatchObject({ error: 'invalid_request' });
+  });
+
+  it('refuses a resource of another origin at the code exchange with invalid_target', async () => {
+    const registration = await send('/api/oauth/register', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ redirect_uris: ['http://127.0.0.1/cb'] }),
+    });
+    const { client_id } = JSON.parse(registration.text) as { client_id: string };
+    const response = await send('/api/oauth/token', {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({
+        grant_type: 'authorization_code',
+        code: 'x',
+        redirect_uri: 'http://127.0.0.1/cb',
+        code_verifier: 'a'.repeat(43),
+        client_id,
+        resource: 'https://evil.example/',
+      }).toString(),
+    });
+    expect(response.status).toBe(400);
+    expect(JSON.parse(response.text)).toMatchObject({ error: 'invalid_target' });
+  });
+});

@@ -33,8 +33,12 @@ const UNAVAILABLE_CODES = new Set([
  * equivalents; database outages become temporarily_unavailable; everything else is a
  * server_error whose detail is logged and never returned.
  */
+/** PostgreSQL refuses a NUL byte or an invalid escape in text: the input was bad, not the server. */
+const BAD_TEXT_CODES = new Set(['22021', '22P05', '22P02']);
+
 export function toOAuthError(error: unknown): OAuthError {
   if (error instanceof OAuthError) return error;
+  if (hasCode(error, BAD_TEXT_CODES)) return new InvalidRequestError('The request contains characters that are not allowed', describe(error));
   if (isUnavailable(error)) {
     return new TemporarilyUnavailableError(undefined, describe(error));
   }
@@ -84,6 +88,16 @@ function clientMessage(error: unknown): string {
     if (code.startsWith('FST_')) return error.message;
   }
   return 'The request is malformed';
+}
+
+function hasCode(error: unknown, codes: ReadonlySet<string>): boolean {
+  let current: unknown = error;
+  for (let depth = 0; depth < 5 && typeof current === 'object' && current !== null; depth++) {
+    const code = (current as { code?: unknown }).code;
+    if (typeof code === 'string' && codes.has(code)) return true;
+    current = (current as { cause?: unknown }).cause;
+  }
+  return false;
 }
 
 function isUnavailable(error: unknown): boolean {

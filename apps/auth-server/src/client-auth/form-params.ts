@@ -24,7 +24,21 @@ export class FormParams {
     if (value === undefined || value === '') return undefined;
     if (typeof value !== 'string') throw new InvalidRequestError(`The ${name} parameter is malformed`);
     if (value.length > maxLength) throw new InvalidRequestError(`The ${name} parameter is too long`);
+    // eslint-disable-next-line no-control-regex
+    if (/[\u0000-\u001f\u007f]/.test(value)) throw new InvalidRequestError(`The ${name} parameter contains control characters`);
     return value;
+  }
+
+  /** Every value of a parameter that may be repeated (e.g. RFC 8707 `resource`). */
+  all(name: string, maxLength = 4096): string[] {
+    const value = this.body[name];
+    const values = value === undefined ? [] : Array.isArray(value) ? value : [value];
+    return values.map((entry) => {
+      if (typeof entry !== 'string' || entry.length > maxLength) {
+        throw new InvalidRequestError(`The ${name} parameter is malformed`);
+      }
+      return entry;
+    });
   }
 
   required(name: string, maxLength = 4096): string {

@@ -25,8 +25,8 @@ export class ClientsRepository {
   }
 
   async findClientById(id: string): Promise<RegisteredClient | null> {
-    // Client ids are bounded random strings; anything longer cannot exist.
-    if (id.length > 64) return null;
+    // Client ids are bounded printable strings (RFC 6749 Appendix A.1, VSCHAR); nothing else can exist.
+    if (!/^[\x20-\x7e]{1,64}$/.test(id)) return null;
     return (await this.prisma.client.findUnique({ where: { id } })) as RegisteredClient | null;
   }
 }

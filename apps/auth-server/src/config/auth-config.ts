@@ -66,7 +66,12 @@ export function loadAuthConfig(env: NodeJS.ProcessEnv = process.env): AuthConfig
   const e = parsed.data;
   const issuer = e.PUBLIC_BASE_URL.replace(/\/+$/, '');
   const seedDemoData = e.SEED_DEMO_DATA ?? (e.NODE_ENV !== 'production' && e.EMBEDDED_MODE);
+  const publicUrl = new URL(e.PUBLIC_BASE_URL);
+  if (publicUrl.search || publicUrl.hash) {
+    throw new ConfigError('PUBLIC_BASE_URL: the issuer must have no query or fragment (RFC 8414 §2)');
+  }
   if (e.NODE_ENV === 'production') {
+    if (publicUrl.protocol !== 'https:') throw new ConfigError('PUBLIC_BASE_URL: production needs an https origin (RFC 8414 §2)');
     if (seedDemoData) throw new ConfigError('SEED_DEMO_DATA: the demo account is never created in production');
     if (e.EMBEDDED_MODE) throw new ConfigError('EMBEDDED_MODE: production needs a real PostgreSQL');
     if (!e.OIDC_SIGNING_KEYS && !e.OIDC_SIGNING_KEYS_FILE) {

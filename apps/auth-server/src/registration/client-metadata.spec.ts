@@ -49,6 +49,8 @@ describe('validateClientMetadata (RFC 7591)', () => {
     ['an unknown scope', { redirect_uris: loopback, scope: 'openid admin:everything' }],
     ['an empty client_name', { redirect_uris: loopback, client_name: '  ' }],
     ['a control character in client_name', { redirect_uris: loopback, client_name: 'a\u0007b' }],
+    ['a bidi override in client_name', { redirect_uris: loopback, client_name: 'Acme\u202Eevil' }],
+    ['a zero-width space in client_name', { redirect_uris: loopback, client_name: 'Ac\u200Bme' }],
     ['a 201-character client_name', { redirect_uris: loopback, client_name: 'x'.repeat(201) }],
   ])('refuses %s with invalid_client_metadata', (_name, body) => {
     expect(() => validateClientMetadata(body)).toThrow(InvalidClientMetadataError);

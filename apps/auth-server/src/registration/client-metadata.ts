@@ -16,11 +16,11 @@ const REDIRECT_URI_PROBLEMS: Record<RedirectUriProblem, string> = {
   'not-normalized': 'must be written in normalized form (lowercase scheme and host, no dot segments, no default port)',
 };
 
-// eslint-disable-next-line no-control-regex
-const printable = (value: string) => !/[\u0000-\u001f\u007f]/.test(value);
+/** No control or format characters (bidi overrides, zero-width): the name is shown on the consent page. */
+const printable = (value: string) => !/[\p{Cc}\p{Cf}]/u.test(value);
 
 const MetadataSchema = z.object({
-  client_name: z.string().trim().min(1).max(200).refine(printable, 'must not contain control characters').optional(),
+  client_name: z.string().trim().min(1).max(200).refine(printable, 'must not contain control or format characters').optional(),
   application_type: z.literal('native').default('native'),
   token_endpoint_auth_method: z.enum(['none', 'client_secret_post']).default('none'),
   grant_types: z

@@ -1,5 +1,4 @@
 import { Injectable } from '@nestjs/common';
-import { UnsupportedTokenTypeError } from '@platform/oauth-errors';
 import { ClientAuthenticator } from '../client-auth/client-authenticator';
 import { FormParams } from '../client-auth/form-params';
 import { RevocationPublisher } from '../events/revocation-publisher';
@@ -10,12 +9,12 @@ import { TokensRepository } from '../token/tokens.repository';
 export const TOKEN_TYPE_HINTS = ['access_token', 'refresh_token'] as const;
 export type TokenTypeHint = (typeof TOKEN_TYPE_HINTS)[number];
 
+/**
+ * RFC 7009 §2.1 / RFC 7662 §2.1: the hint is advisory; a server that cannot use it "MUST
+ * extend its search across all of its supported token types", so unknown hints are ignored.
+ */
 export function parseTokenTypeHint(value: string | undefined): TokenTypeHint | undefined {
-  if (value === undefined) return undefined;
-  if (!(TOKEN_TYPE_HINTS as readonly string[]).includes(value)) {
-    throw new UnsupportedTokenTypeError(`token_type_hint must be one of ${TOKEN_TYPE_HINTS.join(', ')}`);
-  }
-  return value as TokenTypeHint;
+  return (TOKEN_TYPE_HINTS as readonly (string | undefined)[]).includes(value) ? (value as TokenTypeHint) : undefined;
 }
 
 /** RFC 7009 token revocation. */

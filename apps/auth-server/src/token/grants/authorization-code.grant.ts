@@ -1,10 +1,12 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import type { TokenResponse } from '@platform/contracts';
 import { InvalidGrantError, InvalidRequestError, UnauthorizedClientError } from '@platform/oauth-errors';
 import { parseScopeString } from '@platform/scopes';
 import type { RegisteredClient } from '../../clients/clients.repository';
 import type { FormParams } from '../../client-auth/form-params';
+import { AUTH_CONFIG, type AuthConfig } from '../../config/auth-config';
 import { hashToken } from '../../crypto/tokens';
+import { resolveResource } from '../../resources/resource-indicator';
 import { GrantRevoker } from '../grant-revoker';
 import { TokenIssuer } from '../token-issuer';
 import { TokensRepository } from '../tokens.repository';
@@ -17,6 +19,7 @@ export class AuthorizationCodeGrant implements GrantHandler {
   readonly grantType = 'authorization_code';
 
   constructor(
+    @Inject(AUTH_CONFIG) private readonly config: AuthConfig,
     private readonly tokens: TokensRepository,
     private readonly issuer: TokenIssuer,
     private readonly revoker: GrantRevoker,
@@ -26,6 +29,8 @@ export class AuthorizationCodeGrant implements GrantHandler {
     const code = params.required('code', 512);
     const redirectUri = params.required('redirect_uri', 2000);
     const verifier = params.required('code_verifier', 256);
+    // RFC 8707 §2: every resource named here must be one this server issues tokens for.
+    for (const resource of params.all('resource', 2000)) resolveResource(this.config.apiResource, resource);
     if (!isWellFormedVerifier(verifier)) {
       throw new InvalidRequestError('code_verifier must be 43 to 128 characters of [A-Za-z0-9-._~]');
     }

@@ -29,7 +29,7 @@ export class RefreshTokenGrant implements GrantHandler {
   async handle(client: RegisteredClient, params: FormParams): Promise<TokenResponse> {
     const presented = params.required('refresh_token', 512);
     const requestedScope = params.optional('scope', 2000);
-    const resource = params.optional('resource', 2000);
+    const resources = params.all('resource', 2000);
     if (!client.grantTypes.includes(this.grantType)) {
       throw new UnauthorizedClientError('This client is not registered for the refresh_token grant');
     }
@@ -47,8 +47,8 @@ export class RefreshTokenGrant implements GrantHandler {
       throw new InvalidScopeError(`The requested scope exceeds the grant: ${beyond.slice(0, 3).join(' ')}`);
     }
     if (accessScopes.length === 0) throw new InvalidScopeError('The requested scope is empty');
-    // Throws invalid_target for a resource this server does not serve.
-    resolveResource(this.config.apiResource, resource);
+    // RFC 8707 §2: invalid_target for any resource this server does not serve.
+    for (const resource of resources) resolveResource(this.config.apiResource, resource);
 
     const now = new Date();
     const outcome = await this.tokens.transaction(async (tx) => {
