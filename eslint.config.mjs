@@ -41,7 +41,7 @@ export default [
   },
   {
     // Tests import the jest helpers of tools/test-support by relative path, as a test-only tool.
-    files: ['**/*.spec.ts', '**/test/**/*.ts'],
+    files: ['**/*.spec.ts', '**/test/**/*.ts', 'apps/*-e2e/**/*.ts'],
     rules: { '@nx/enforce-module-boundaries': moduleBoundaries(['^(\\.\\./)+tools/test-support(/.*)?$']) },
   },
   {
