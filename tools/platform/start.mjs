@@ -15,9 +15,9 @@ import { loadOrCreateSecrets } from './secrets.mjs';
 import { GATEWAY, existingServices, mainOf, portOf } from './services.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '../..');
+const env = process.env;
 // PLATFORM_DATA_DIR: where the embedded mode keeps its data (tests point it at a temporary folder).
 const dataDir = env.PLATFORM_DATA_DIR ? resolve(env.PLATFORM_DATA_DIR) : join(root, '.data');
-const env = process.env;
 const embedded = !env.DATABASE_URL;
 const host = env.HOST || '127.0.0.1';
 const gatewayPort = Number(env.PORT || 3000);
@@ -59,6 +59,7 @@ function commonEnv(services, secret) {
     shared[service.urlVar] = env[service.urlVar] || serviceUrl(service);
   }
   shared.EMBEDDED_MODE = String(embedded);
+  if (embedded && !env.STORAGE_DIR) shared.STORAGE_DIR = join(dataDir, 'resource', 'storage');
   if (embedded && !env.OIDC_SIGNING_KEYS && !env.OIDC_SIGNING_KEYS_FILE) {
     mkdirSync(join(dataDir, 'auth'), { recursive: true });
     shared.OIDC_SIGNING_KEYS_FILE = join(dataDir, 'auth', 'signing-keys.json');

@@ -1,0 +1,131 @@
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import pg from 'pg';
+
+const root = resolve(__dirname, '../../../..');
+
+export interface RunningPlatform {
+  baseUrl: string;
+  stop(): Promise<void>;
+}
+
+/** Builds the services and starts them with the launcher of `npm start`, on free ports. */
+export async function startPlatform(): Promise<RunningPlatform> {
+  build();
+  const [port, authPort, resourcePort] = await Promise.all([freePort(), freePort(), freePort()]);
+  const dataDir = mkdtempSync(join(tmpdir(), 'platform-e2e-'));
+  const databases = await createDatabases();
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    NODE_ENV: 'test',
+    PORT: String(port),
+    AUTH_PORT: String(authPort),
+    RESOURCE_PORT: String(resourcePort),
+    PUBLIC_BASE_URL: `http://127.0.0.1:${port}`,
+    PLATFORM_DATA_DIR: dataDir,
+    INTROSPECTION_CLIENT_SECRET: randomBytes(24).toString('base64url'),
+    SEED_DEMO_DATA: 'true',
+    LOG_LEVEL: 'warn',
+    ...databases.env,
+  };
+  const child = spawn(process.execPath, [join(root, 'tools/platform/start.mjs'), '--no-build'], {
+    cwd: root,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  await waitForBanner(child);
+  return {
+    baseUrl: `http://127.0.0.1:${port}`,
+    async stop() {
+      await stopProcess(child);
+      await databases.drop();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+function build(): void {
+  const nx = join(root, 'node_modules/nx/dist/bin/nx.js');
+  const projects = ['auth-server', 'resource-server', 'gateway', 'embedded-postgres'];
+  const result = spawnSync(process.execPath, [nx, 'run-many', '-t', 'build', '-p', ...projects, '--output-style=static'], {
+    cwd: root,
+    stdio: 'inherit',
+  });
+  if (result.status !== 0) throw new Error('building the services failed');
+}
+
+/** With DATABASE_URL (a real server): a fresh database per service, dropped afterwards. */
+async function createDatabases(): Promise<{ env: NodeJS.ProcessEnv; drop(): Promise<void> }> {
+  const server = process.env['DATABASE_URL'];
+  if (!server) return { env: {}, drop: async () => undefined };
+  const suffix = randomBytes(4).toString('hex');
+  const names = { AUTH_DATABASE_URL: `e2e_auth_${suffix}`, RESOURCE_DATABASE_URL: `e2e_resource_${suffix}` };
+  const admin = new pg.Client({ connectionString: server });
+  await admin.connect();
+  const env: NodeJS.ProcessEnv = {};
+  for (const [variable, name] of Object.entries(names)) {
+    await admin.query(`CREATE DATABASE "${name}"`);
+    const url = new URL(server);
+    url.pathname = `/${name}`;
+    env[variable] = url.toString();
+  }
+  await admin.end();
+  return {
+    env,
+    async drop() {
+      const client = new pg.Client({ connectionString: server });
+      await client.connect();
+      for (const name of Object.values(names)) await client.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+      await client.end();
+    },
+  };
+}
+
+function waitForBanner(child: ChildProcess): Promise<void> {
+  return new Promise((resolvePromise, reject) => {
+    let output = '';
+    const timer = setTimeout(() => fail(new Error('the platform did not start within 120 s')), 120_000);
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString();
+      if (output.includes('The platform is up')) {
+        clearTimeout(timer);
+        resolvePromise();
+      }
+    };
+    const fail = (error: Error) => {
+      clearTimeout(timer);
+      child.kill('SIGTERM');
+      reject(new Error(`${error.message}\n${output.slice(-4000)}`));
+    };
+    child.stdout?.on('data', onData);
+    child.stderr?.on('data', onData);
+    child.once('exit', (code) => fail(new Error(`the launcher exited with ${code}`)));
+  });
+}
+
+function stopProcess(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null) return Promise.resolve();
+  return new Promise((resolvePromise) => {
+    const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
+    child.once('exit', () => {
+      clearTimeout(timer);
+      resolvePromise();
+    });
+    child.kill('SIGTERM');
+  });
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolvePromise, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolvePromise(port));
+    });
+  });
+}

@@ -1,0 +1,113 @@
+import { isAbsolute, resolve } from 'node:path';
+import { z } from 'zod';
+import { resolvePricingFile } from '../documents/pricing';
+
+/**
+ * Every variable the resource server reads, validated once at start. A missing or malformed
+ * variable stops the service with a message that names it.
+ */
+const booleanFlag = z
+  .enum(['true', 'false', '1', '0'])
+  .transform((value) => value === 'true' || value === '1');
+
+const seconds = (fallback: number) => z.coerce.number().int().positive().default(fallback);
+
+const EnvSchema = z.object({
+  NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
+  HOST: z.string().min(1).default('127.0.0.1'),
+  RESOURCE_PORT: z.coerce.number().int().min(0).max(65535).default(3002),
+  /** The public origin clients see (the gateway); without its trailing slash, the canonical resource URI. */
+  PUBLIC_BASE_URL: z.url({ protocol: /^https?$/ }).default('http://127.0.0.1:3000'),
+  DATABASE_URL: z.url({ protocol: /^postgres(ql)?$/ }),
+  DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(100).default(10),
+  REDIS_URL: z.url({ protocol: /^rediss?$/ }).optional(),
+  /** Internal base URL of the authorization server, for introspection. */
+  AUTH_SERVER_URL: z.url({ protocol: /^https?$/ }).default('http://127.0.0.1:3001'),
+  INTROSPECTION_CLIENT_ID: z.string().min(1).default('resource-server'),
+  INTROSPECTION_CLIENT_SECRET: z.string().min(16),
+  INTROSPECTION_CACHE_TTL_SECONDS: seconds(300),
+  INTROSPECTION_INACTIVE_TTL_SECONDS: seconds(10),
+  /** The school anonymous callers see unless they pass `?school=<id>`. */
+  DEFAULT_SCHOOL_ID: z.string().min(1).max(100).default('demo-school'),
+  /** Where uploads are kept; relative paths are resolved against the working directory. */
+  STORAGE_DIR: z.string().min(1).optional(),
+  UPLOAD_MAX_BYTES: z.coerce.number().int().positive().max(100 * 1024 * 1024).default(5 * 1024 * 1024),
+  /** Set by the launcher when it runs the embedded PostgreSQL. */
+  EMBEDDED_MODE: booleanFlag.default(false),
+  /** Seed the demo schools (refused in production). */
+  SEED_DEMO_DATA: booleanFlag.optional(),
+});
+
+export interface ResourceConfig {
+  env: 'development' | 'test' | 'production';
+  host: string;
+  port: number;
+  /** The platform API's canonical resource URI (RFC 8707): the public origin, no trailing slash. */
+  resource: string;
+  /** RFC 9728 protected resource metadata URL. */
+  resourceMetadataUrl: string;
+  database: { url: string; poolSize: number };
+  redisUrl?: string;
+  introspection: {
+    endpoint: string;
+    clientId: string;
+    clientSecret: string;
+    cacheTtlSeconds: number;
+    inactiveTtlSeconds: number;
+  };
+  defaultSchoolId: string;
+  /** The plans behind /pricing.md (PRICING_FILE, or data/pricing.yaml shipped with the app). */
+  pricingFile: string;
+  storage: { dir: string; maxUploadBytes: number };
+  embedded: boolean;
+  seedDemoData: boolean;
+}
+
+export class ConfigError extends Error {}
+
+/** Outside production an unset STORAGE_DIR means the git-ignored .data/ next to the databases. */
+const DEVELOPMENT_STORAGE_DIR = '.data/resource/storage';
+
+export function loadResourceConfig(env: NodeJS.ProcessEnv = process.env): ResourceConfig {
+  const parsed = EnvSchema.safeParse(env);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((issue) => `  ${issue.path.join('.') || '(env)'}: ${issue.message}`);
+    throw new ConfigError(`Invalid configuration of the resource-server:\n${problems.join('\n')}`);
+  }
+  const e = parsed.data;
+  const resource = e.PUBLIC_BASE_URL.replace(/\/+$/, '');
+  const seedDemoData = e.SEED_DEMO_DATA ?? (e.NODE_ENV !== 'production' && e.EMBEDDED_MODE);
+  if (e.NODE_ENV === 'production') {
+    if (seedDemoData) throw new ConfigError('SEED_DEMO_DATA: the demo schools are never created in production');
+    if (e.EMBEDDED_MODE) throw new ConfigError('EMBEDDED_MODE: production needs a real PostgreSQL');
+    if (!e.STORAGE_DIR) throw new ConfigError('STORAGE_DIR: production needs a directory for uploaded files');
+  }
+  const storageDir = e.STORAGE_DIR ?? DEVELOPMENT_STORAGE_DIR;
+  return {
+    env: e.NODE_ENV,
+    host: e.HOST,
+    port: e.RESOURCE_PORT,
+    resource,
+    resourceMetadataUrl: `${resource}/.well-known/oauth-protected-resource`,
+    database: { url: e.DATABASE_URL, poolSize: e.EMBEDDED_MODE ? 1 : e.DATABASE_POOL_SIZE },
+    redisUrl: e.REDIS_URL,
+    introspection: {
+      endpoint: `${e.AUTH_SERVER_URL.replace(/\/+$/, '')}/api/oauth/introspect`,
+      clientId: e.INTROSPECTION_CLIENT_ID,
+      clientSecret: e.INTROSPECTION_CLIENT_SECRET,
+      cacheTtlSeconds: e.INTROSPECTION_CACHE_TTL_SECONDS,
+      inactiveTtlSeconds: e.INTROSPECTION_INACTIVE_TTL_SECONDS,
+    },
+    defaultSchoolId: e.DEFAULT_SCHOOL_ID,
+    pricingFile: resolvePricingFile(env),
+    storage: {
+      dir: isAbsolute(storageDir) ? storageDir : resolve(process.cwd(), storageDir),
+      maxUploadBytes: e.UPLOAD_MAX_BYTES,
+    },
+    embedded: e.EMBEDDED_MODE,
+    seedDemoData,
+  };
+}
+
+/** Injection token for the validated configuration. */
+export const RESOURCE_CONFIG = Symbol('RESOURCE_CONFIG');

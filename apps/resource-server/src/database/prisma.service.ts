@@ -1,0 +1,25 @@
+import { Inject, Injectable, OnModuleDestroy } from '@nestjs/common';
+import { PrismaPg } from '@prisma/adapter-pg';
+import { RESOURCE_CONFIG, type ResourceConfig } from '../config/resource-config';
+import { PrismaClient } from '../generated/prisma/client';
+
+/**
+ * The Prisma client on the pg driver adapter (no Rust engine). The embedded PostgreSQL
+ * serves one session at a time, so its pool is 1 (see ResourceConfig.database.poolSize).
+ */
+@Injectable()
+export class PrismaService extends PrismaClient implements OnModuleDestroy {
+  constructor(@Inject(RESOURCE_CONFIG) config: ResourceConfig) {
+    super({
+      adapter: new PrismaPg({
+        connectionString: config.database.url,
+        max: config.database.poolSize,
+        connectionTimeoutMillis: 5_000,
+      }),
+    });
+  }
+
+  async onModuleDestroy(): Promise<void> {
+    await this.$disconnect();
+  }
+}

@@ -1,0 +1,66 @@
+import { ALL_SCOPES, SCOPES } from '@platform/scopes';
+import { renderAuthGuide, renderScopeTable } from './auth-guide';
+import { TEST_OPTIONS } from './test-options';
+
+describe('the authentication guide (/auth.md)', () => {
+  const guide = renderAuthGuide(TEST_OPTIONS);
+
+  it('builds every URL from the configured origin, never a hard-coded one', () => {
+    expect(guide).not.toContain('127.0.0.1:3000');
+    expect(guide).toContain('curl -s https://learn.example.com/.well-known/oauth-protected-resource');
+    expect(guide).toContain('curl -s https://learn.example.com/.well-known/oauth-protected-resource/mcp');
+    expect(guide).toContain('curl -s https://learn.example.com/.well-known/oauth-authorization-server');
+  });
+
+  it('registers a client with a loopback redirect URI', () => {
+    expect(guide).toContain(
+      `curl -s https://learn.example.com/api/oauth/register -H 'content-type: application/json' \\\n` +
+        `  -d '{"client_name":"My CLI","redirect_uris":["http://127.0.0.1:8765/callback"]}'`,
+    );
+  });
+
+  it('shows how to make an S256 challenge with openssl and with node', () => {
+    expect(guide).toContain("openssl dgst -sha256 -binary | openssl base64 -A | tr -d '=' | tr '+/' '-_'");
+    expect(guide).toContain("createHash('sha256').update(process.argv[1]).digest('base64url')");
+  });
+
+  it('authorizes with every parameter, the resource and the state included', () => {
+    expect(guide).toContain(
+      'https://learn.example.com/oauth/authorize?response_type=code&client_id=$CLIENT_ID' +
+        '&redirect_uri=http%3A%2F%2F127.0.0.1%3A8765%2Fcallback&scope=openid%20profile%20courses%3Aread&state=$STATE' +
+        '&code_challenge=$CHALLENGE&code_challenge_method=S256&resource=https%3A%2F%2Flearn.example.com',
+    );
+    for (const parameter of ['response_type', 'client_id', 'redirect_uri', 'scope', 'state', 'code_challenge', 'code_challenge_method', 'resource', 'nonce', 'prompt']) {
+      expect(guide).toContain(`| \`${parameter}\` |`);
+    }
+  });
+
+  it('tells the client to check state and iss on the callback (RFC 9207)', () => {
+    expect(guide).toContain('http://127.0.0.1:8765/callback?code=...&state=...&iss=https%3A%2F%2Flearn.example.com');
+    expect(guide).toMatch(/`iss` must equal\s+`https:\/\/learn\.example\.com`/);
+  });
+
+  it('exchanges, refreshes and revokes with curl against the token and revocation endpoints', () => {
+    expect(guide).toContain('curl -s https://learn.example.com/api/oauth/token \\\n  -d grant_type=authorization_code');
+    expect(guide).toContain('-d code_verifier="$VERIFIER"');
+    expect(guide).toContain('curl -s https://learn.example.com/api/oauth/token \\\n  -d grant_type=refresh_token');
+    expect(guide).toContain('curl -s https://learn.example.com/api/oauth/revoke -d token="$REFRESH_TOKEN" -d client_id="$CLIENT_ID"');
+    expect(guide).toContain('Always keep\nthe newest one');
+  });
+
+  it('explains the 401 and 403 challenges, resource_metadata and step-up', () => {
+    expect(guide).toContain('curl -s https://learn.example.com/api/v1/courses -H "authorization: Bearer $ACCESS_TOKEN"');
+    expect(guide).toContain('resource_metadata="https://learn.example.com/.well-known/oauth-protected-resource"');
+    expect(guide).toContain('error="insufficient_scope"');
+    expect(guide).toContain('step up');
+  });
+
+  it('has one row per scope of the catalogue, with its description and group', () => {
+    const rows = renderScopeTable(SCOPES).split('\n').slice(2);
+    expect(rows).toHaveLength(38);
+    expect(rows.map((row) => row.split(' | ')[0].replace('| ', ''))).toEqual(ALL_SCOPES.map((scope) => `\`${scope}\``));
+    expect(rows).toContain('| `courses:write` | Create, edit and delete courses | Courses and content |');
+    expect(rows).toContain('| `openid` | Sign you in and know who you are | Your identity |');
+    expect(guide).toContain(renderScopeTable(SCOPES));
+  });
+});

@@ -1,0 +1,66 @@
+import type { ScopeGroup } from '@platform/scopes';
+
+/** The scope catalogue as these documents read it: `SCOPES` of `@platform/scopes`. */
+export type ScopeCatalogue = Readonly<Record<string, { readonly description: string; readonly group: ScopeGroup }>>;
+
+export interface DocumentsOptions {
+  /**
+   * The canonical resource URI (RFC 8707), the public origin: `PUBLIC_BASE_URL` without a
+   * trailing slash. Every link in the documents is built from it.
+   */
+  readonly publicBaseUrl: string;
+  /** The authorization server's issuer; the same origin on this platform. */
+  readonly issuer: string;
+  /** The scope catalogue, in the order it is listed. */
+  readonly scopes: ScopeCatalogue;
+  /** The pricing data file, read and validated once at start (see `resolvePricingFile`). */
+  readonly pricingFile: string;
+  /** Human-readable name of the protected resource (RFC 9728 `resource_name`). */
+  readonly resourceName?: string;
+}
+
+export const DOCUMENTS_OPTIONS = Symbol('DOCUMENTS_OPTIONS');
+
+export const DEFAULT_RESOURCE_NAME = 'Course Platform API';
+
+/** Public paths of the resource server that the documents link to. */
+export const RESOURCE_PATHS = {
+  protectedResourceMetadata: '/.well-known/oauth-protected-resource',
+  /** The path-suffixed form for the MCP endpoint (RFC 9728 §3.1). */
+  protectedResourceMetadataMcp: '/.well-known/oauth-protected-resource/mcp',
+  authGuide: '/auth.md',
+  llmsTxt: '/llms.txt',
+  pricing: '/pricing.md',
+  openApi: '/openapi.json',
+  mcp: '/mcp',
+  api: '/api/v1',
+} as const;
+
+/**
+ * The authorization server's paths, relative to the issuer. They mirror
+ * apps/auth-server/src/discovery/endpoints.ts (apps cannot import apps); the RFC 8414
+ * metadata at `authorizationServerMetadata` stays the source of truth for clients.
+ */
+export const AUTHORIZATION_SERVER_PATHS = {
+  authorization: '/oauth/authorize',
+  token: '/api/oauth/token',
+  registration: '/api/oauth/register',
+  introspection: '/api/oauth/introspect',
+  revocation: '/api/oauth/revoke',
+  userinfo: '/api/oauth/userinfo',
+  jwks: '/.well-known/jwks.json',
+  authorizationServerMetadata: '/.well-known/oauth-authorization-server',
+  openIdConfiguration: '/.well-known/openid-configuration',
+} as const;
+
+/** Refuses a base URL the documents could not be built from, naming the option. */
+export function assertOrigin(name: string, value: string): void {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new Error(`${name} must be an absolute URL, got "${value}"`);
+  }
+  if (value.endsWith('/')) throw new Error(`${name} must not end with a slash, got "${value}"`);
+  if (url.search || url.hash) throw new Error(`${name} must not have a query or fragment, got "${value}"`);
+}

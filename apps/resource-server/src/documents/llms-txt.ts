@@ -1,0 +1,50 @@
+import {
+  AUTHORIZATION_SERVER_PATHS as AS,
+  DEFAULT_RESOURCE_NAME,
+  type DocumentsOptions,
+  RESOURCE_PATHS as RS,
+} from './documents-options';
+
+/**
+ * `/llms.txt` in the llms.txt format (https://llmstxt.org): an H1 with the name, a blockquote
+ * summary, then H2 sections of markdown link lists, `- [name](url): notes`.
+ */
+export function renderLlmsTxt(options: DocumentsOptions): string {
+  const base = options.publicBaseUrl;
+  const name = options.resourceName ?? DEFAULT_RESOURCE_NAME;
+  const link = (title: string, url: string, notes: string) => `- [${title}](${url}): ${notes}`;
+
+  return `# ${name}
+
+> The course platform's API for schools: courses and curricula, lecturers, events, posts, students,
+> memberships and sales. A REST API under ${base}${RS.api} protected by OAuth 2.0 access tokens, and an
+> MCP server (Streamable HTTP) with public catalog tools.
+
+Tokens come from the authorization server ${options.issuer} through the authorization code flow with
+PKCE; clients register themselves. One token, issued for the resource ${base}, serves the API and the
+MCP endpoint.
+
+## Docs
+
+${[
+  link('Authentication guide', `${base}${RS.authGuide}`, 'register a client, PKCE, authorize, tokens, call the API, refresh, revoke; the scope table'),
+  link('OpenAPI document', `${base}${RS.openApi}`, 'every API operation with the OAuth scopes it requires (OpenAPI 3.0)'),
+  link('Pricing', `${base}${RS.pricing}`, 'plans, limits and API rate limits'),
+].join('\n')}
+
+## API
+
+${[
+  link('REST API', `${base}${RS.api}`, 'the API base URL; send `Authorization: Bearer <token>`'),
+  link('MCP endpoint', `${base}${RS.mcp}`, 'Model Context Protocol server over Streamable HTTP (POST JSON-RPC); public catalog tools, no token needed'),
+].join('\n')}
+
+## Discovery
+
+${[
+  link('Protected resource metadata', `${base}${RS.protectedResourceMetadata}`, 'RFC 9728: the resource, its authorization server and scopes'),
+  link('Protected resource metadata for MCP', `${base}${RS.protectedResourceMetadataMcp}`, 'the same document at the path-aware URL MCP clients try first'),
+  link('Authorization server metadata', `${options.issuer}${AS.authorizationServerMetadata}`, 'RFC 8414: every OAuth endpoint'),
+].join('\n')}
+`;
+}

@@ -1,0 +1,26 @@
+import { ALL_SCOPES } from '@platform/scopes';
+import { buildProtectedResourceMetadata } from './protected-resource-metadata';
+import { TEST_OPTIONS } from './test-options';
+
+describe('protected resource metadata (RFC 9728)', () => {
+  it('names the canonical resource, its authorization server, every scope and the guide', () => {
+    expect(buildProtectedResourceMetadata(TEST_OPTIONS)).toEqual({
+      resource: 'https://learn.example.com',
+      authorization_servers: ['https://learn.example.com'],
+      scopes_supported: [...ALL_SCOPES],
+      bearer_methods_supported: ['header'],
+      resource_name: 'Course Platform API',
+      resource_documentation: 'https://learn.example.com/auth.md',
+    });
+  });
+
+  it('lists the 38 scopes in catalogue order', () => {
+    const metadata = buildProtectedResourceMetadata(TEST_OPTIONS);
+    expect(metadata.scopes_supported).toHaveLength(38);
+    expect(metadata.scopes_supported.slice(0, 4)).toEqual(['openid', 'profile', 'email', 'courses:read']);
+  });
+
+  it('uses the configured resource name', () => {
+    expect(buildProtectedResourceMetadata({ ...TEST_OPTIONS, resourceName: 'Academy API' }).resource_name).toBe('Academy API');
+  });
+});

@@ -1,0 +1,21 @@
+import 'reflect-metadata';
+import { startResourceServer } from './bootstrap';
+import { ConfigError, loadResourceConfig } from './config/resource-config';
+
+async function main(): Promise<void> {
+  const config = loadResourceConfig();
+  const app = await startResourceServer(config);
+  // Forked by the launcher (npm start): end with it, even when it was killed outright.
+  process.once('disconnect', () => {
+    void app.close().finally(() => process.exit(0));
+  });
+}
+
+main().catch((error: unknown) => {
+  if (error instanceof ConfigError) {
+    console.error(error.message);
+  } else {
+    console.error('resource-server failed to start:', error instanceof Error ? error.message : error);
+  }
+  process.exit(1);
+});

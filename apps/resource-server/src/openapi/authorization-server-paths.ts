@@ -1,0 +1,481 @@
+import type {
+  ComponentsObject,
+  OperationObject,
+  ParameterObject,
+  PathItemObject,
+  ReferenceObject,
+  ResponseObject,
+  SchemaObject,
+} from '@nestjs/swagger';
+import { AUTHORIZATION_SERVER_PATHS as AS } from '../documents/documents-options';
+import { OAUTH2_SCHEME } from './openapi-options';
+
+/**
+ * The authorization server's endpoints, described by hand: it is another service behind the
+ * same origin, so its controllers are not in this app. Shapes follow libs/contracts and the
+ * RFCs each endpoint implements.
+ */
+export const AUTHORIZATION_SERVER_TAG = 'OAuth 2.0 authorization server';
+
+const ref = (name: string): ReferenceObject => ({ $ref: `#/components/schemas/${name}` });
+const responseRef = (name: string): ReferenceObject => ({ $ref: `#/components/responses/${name}` });
+const FORM = 'application/x-www-form-urlencoded';
+const JSON_TYPE = 'application/json';
+
+const string = (description: string, extra: SchemaObject = {}): SchemaObject => ({ type: 'string', description, ...extra });
+const stringArray = (description: string, items: SchemaObject = { type: 'string' }): SchemaObject => ({
+  type: 'array',
+  description,
+  items,
+});
+const uri = (description: string): SchemaObject => string(description, { format: 'uri' });
+
+const NO_STORE: ResponseObject['headers'] = {
+  'Cache-Control': { description: 'RFC 6749 §5.1: `no-store`', schema: { type: 'string', example: 'no-store' } },
+};
+
+function json(description: string, schema: SchemaObject | ReferenceObject, headers?: ResponseObject['headers']): ResponseObject {
+  return { description, ...(headers ? { headers } : {}), content: { [JSON_TYPE]: { schema } } };
+}
+
+function formBody(schema: SchemaObject | ReferenceObject): OperationObject['requestBody'] {
+  return { required: true, content: { [FORM]: { schema } } };
+}
+
+export const OAUTH_SCHEMAS: Record<string, SchemaObject> = {
+  OAuthError: {
+    type: 'object',
+    description: 'RFC 6749 §5.2 error response; every error of the platform has this shape.',
+    required: ['error'],
+    properties: {
+      error: string(
+        'An error code: invalid_request, invalid_client, invalid_grant, unauthorized_client, unsupported_grant_type, ' +
+          'invalid_scope, invalid_target (RFC 8707), unsupported_token_type (RFC 7009), invalid_redirect_uri and ' +
+          'invalid_client_metadata (RFC 7591), invalid_token and insufficient_scope (RFC 6750), access_denied, ' +
+          'server_error, temporarily_unavailable, and for the API not_found, conflict, too_many_requests.',
+        { example: 'invalid_request' },
+      ),
+      error_description: string('Human-readable text for the developer; never contains secrets', {
+        example: 'The code_verifier parameter is missing',
+      }),
+      error_uri: uri('A page about the error (not sent by this platform today)'),
+    },
+  },
+  ClientRegistrationRequest: {
+    type: 'object',
+    description: 'RFC 7591 §2 client metadata.',
+    required: ['redirect_uris'],
+    properties: {
+      client_name: string('Shown on the consent page', { maxLength: 200, example: 'My CLI' }),
+      application_type: string('Only native applications (loopback redirects) are registered', { enum: ['native'] }),
+      redirect_uris: {
+        ...stringArray(
+          'Loopback http URIs only, in normalized form: http://127.0.0.1:<port>/…, http://[::1]:<port>/…, http://localhost:<port>/…. The port may change at authorization (RFC 8252 §7.3).',
+          { type: 'string', format: 'uri' },
+        ),
+        minItems: 1,
+        example: ['http://127.0.0.1:8765/callback'],
+      },
+      token_endpoint_auth_method: string('`none` (public client, the default) or `client_secret_post`', {
+        enum: ['none', 'client_secret_post'],
+        default: 'none',
+      }),
+      grant_types: stringArray('Default: both', { type: 'string', enum: ['authorization_code', 'refresh_token'] }),
+      response_types: stringArray('Default: ["code"]', { type: 'string', enum: ['code'] }),
+      scope: string('Space-separated scopes the client may request; default: every scope', {
+        example: 'openid profile courses:read',
+      }),
+    },
+  },
+  ClientRegistrationResponse: {
+    type: 'object',
+    description: 'RFC 7591 §3.2.1 client information response.',
+    required: [
+      'client_id',
+      'client_id_issued_at',
+      'application_type',
+      'redirect_uris',
+      'token_endpoint_auth_method',
+      'grant_types',
+      'response_types',
+      'scope',
+    ],
+    properties: {
+      client_id: string('The new client identifier'),
+      client_id_issued_at: { type: 'integer', description: 'Seconds since the epoch' },
+      client_secret: string('Only for client_secret_post clients, and only in this response'),
+      client_secret_expires_at: { type: 'integer', enum: [0], description: '0: the secret does not expire' },
+      client_name: string('As registered'),
+      application_type: string('Always native', { enum: ['native'] }),
+      redirect_uris: stringArray('As registered', { type: 'string', format: 'uri' }),
+      token_endpoint_auth_method: string('As registered', { enum: ['none', 'client_secret_post'] }),
+      grant_types: stringArray('As registered', { type: 'string', enum: ['authorization_code', 'refresh_token'] }),
+      response_types: stringArray('As registered', { type: 'string', enum: ['code'] }),
+      scope: string('The scopes the client may request'),
+    },
+  },
+  AuthorizationCodeTokenRequest: {
+    type: 'object',
+    description: 'RFC 6749 §4.1.3 with PKCE (RFC 7636 §4.5).',
+    required: ['grant_type', 'code', 'redirect_uri', 'code_verifier', 'client_id'],
+    properties: {
+      grant_type: string('The grant', { enum: ['authorization_code'] }),
+      code: string('The code from the authorization response (single use, 60 s)'),
+      redirect_uri: uri('Identical to the one of the authorization request'),
+      code_verifier: string('The PKCE verifier: 43 to 128 characters of [A-Za-z0-9-._~]', {
+        minLength: 43,
+        maxLength: 128,
+        pattern: '^[A-Za-z0-9._~-]{43,128}$',
+      }),
+      client_id: string('The client'),
+      client_secret: string('client_secret_post clients only'),
+      resource: uri('Optional (RFC 8707); must be the API or a URI under it (the audience was fixed at authorization)'),
+    },
+  },
+  RefreshTokenRequest: {
+    type: 'object',
+    description: 'RFC 6749 §6. The refresh token rotates: the answer carries a new one, and the one sent stops working.',
+    required: ['grant_type', 'refresh_token', 'client_id'],
+    properties: {
+      grant_type: string('The grant', { enum: ['refresh_token'] }),
+      refresh_token: string('The newest refresh token of the grant; an older one revokes the grant (RFC 9700 §4.14.2)'),
+      client_id: string('The client'),
+      client_secret: string('client_secret_post clients only'),
+      scope: string('Optional narrower scope for the new access token only'),
+      resource: uri('Optional (RFC 8707); must be the API or a URI under it'),
+    },
+  },
+  TokenRequest: {
+    oneOf: [ref('AuthorizationCodeTokenRequest'), ref('RefreshTokenRequest')],
+    discriminator: {
+      propertyName: 'grant_type',
+      mapping: {
+        authorization_code: '#/components/schemas/AuthorizationCodeTokenRequest',
+        refresh_token: '#/components/schemas/RefreshTokenRequest',
+      },
+    },
+  },
+  TokenResponse: {
+    type: 'object',
+    description: 'RFC 6749 §5.1, plus the OpenID Connect id_token when `openid` was granted.',
+    required: ['access_token', 'token_type', 'expires_in', 'refresh_token', 'scope'],
+    properties: {
+      access_token: string('Send as `Authorization: Bearer <token>`'),
+      token_type: string('Always Bearer', { enum: ['Bearer'] }),
+      expires_in: { type: 'integer', description: 'Seconds until the access token expires', example: 3600 },
+      refresh_token: string('The new refresh token; keep only the newest'),
+      scope: string('The scopes granted to the access token', { example: 'openid profile courses:read' }),
+      id_token: string('RS256 JWT (OpenID Connect), when openid was granted'),
+    },
+  },
+  RevocationRequest: {
+    type: 'object',
+    description: 'RFC 7009 §2.1.',
+    required: ['token', 'client_id'],
+    properties: {
+      token: string('An access or refresh token of this client'),
+      token_type_hint: string('Optional hint: access_token or refresh_token; other values are ignored'),
+      client_id: string('The client the token was issued to'),
+      client_secret: string('client_secret_post clients only'),
+    },
+  },
+  IntrospectionRequest: {
+    type: 'object',
+    description: 'RFC 7662 §2.1. The caller authenticates as a confidential client: in the body (client_secret_post) or with HTTP Basic.',
+    required: ['token'],
+    properties: {
+      token: string('The token to describe'),
+      token_type_hint: string('Optional hint: access_token or refresh_token; other values are ignored'),
+      client_id: string('client_secret_post authentication'),
+      client_secret: string('client_secret_post authentication'),
+    },
+  },
+  IntrospectionResponse: {
+    type: 'object',
+    description: 'RFC 7662 §2.2. Inactive tokens answer only `{"active": false}`.',
+    required: ['active'],
+    properties: {
+      active: { type: 'boolean' },
+      scope: string('Space-separated scopes'),
+      client_id: string('The client the token was issued to'),
+      sub: string('The user'),
+      aud: uri('The resource (RFC 8707) the token is for'),
+      iss: uri('The issuer'),
+      exp: { type: 'integer', description: 'Expiry, seconds since the epoch' },
+      iat: { type: 'integer', description: 'Issue time, seconds since the epoch' },
+      token_type: string('Bearer', { enum: ['Bearer'] }),
+      school_id: string('The school (tenant) the token acts for'),
+    },
+  },
+  UserInfoResponse: {
+    type: 'object',
+    description: 'OpenID Connect Core §5.3.2.',
+    required: ['sub', 'school_id', 'role'],
+    properties: {
+      sub: string('The user'),
+      name: string('With the profile scope'),
+      email: string('With the email scope', { format: 'email' }),
+      email_verified: { type: 'boolean', description: 'With the email scope' },
+      school_id: string('The school the token acts for'),
+      role: string('The user’s role in the school', { example: 'owner' }),
+    },
+  },
+  AuthorizationServerMetadata: {
+    type: 'object',
+    description: 'RFC 8414 §2 authorization server metadata.',
+    required: ['issuer', 'authorization_endpoint', 'token_endpoint', 'scopes_supported', 'response_types_supported'],
+    properties: {
+      issuer: uri('The issuer identifier'),
+      authorization_endpoint: uri('GET /oauth/authorize'),
+      token_endpoint: uri('POST /api/oauth/token'),
+      registration_endpoint: uri('POST /api/oauth/register'),
+      introspection_endpoint: uri('POST /api/oauth/introspect'),
+      revocation_endpoint: uri('POST /api/oauth/revoke'),
+      userinfo_endpoint: uri('GET or POST /api/oauth/userinfo'),
+      jwks_uri: uri('The signing keys'),
+      scopes_supported: stringArray('Every scope'),
+      response_types_supported: stringArray('["code"]'),
+      response_modes_supported: stringArray('["query"]'),
+      grant_types_supported: stringArray('authorization_code, refresh_token'),
+      code_challenge_methods_supported: stringArray('["S256"]'),
+      token_endpoint_auth_methods_supported: stringArray('none, client_secret_post'),
+      revocation_endpoint_auth_methods_supported: stringArray('none, client_secret_post'),
+      introspection_endpoint_auth_methods_supported: stringArray('client_secret_post, client_secret_basic'),
+      authorization_response_iss_parameter_supported: { type: 'boolean', description: 'RFC 9207: true' },
+      client_id_metadata_document_supported: { type: 'boolean', description: 'false' },
+      service_documentation: uri('The authentication guide'),
+    },
+  },
+  OpenIdProviderMetadata: {
+    description: 'OpenID Connect Discovery 1.0 §3: the RFC 8414 members plus the ID token ones.',
+    allOf: [
+      ref('AuthorizationServerMetadata'),
+      {
+        type: 'object',
+        properties: {
+          id_token_signing_alg_values_supported: stringArray('["RS256"]'),
+          subject_types_supported: stringArray('["public"]'),
+          claims_supported: stringArray('The claims of ID tokens and userinfo'),
+        },
+      },
+    ],
+  },
+  JsonWebKeySet: {
+    type: 'object',
+    description: 'RFC 7517 §5: the public keys that sign ID tokens.',
+    required: ['keys'],
+    properties: {
+      keys: {
+        type: 'array',
+        items: {
+          type: 'object',
+          required: ['kty', 'kid'],
+          properties: {
+            kty: string('RSA'),
+            kid: string('Key id'),
+            use: string('sig'),
+            alg: string('RS256'),
+            n: string('Modulus, base64url'),
+            e: string('Exponent, base64url'),
+          },
+        },
+      },
+    },
+  },
+};
+
+const error = (description: string): ResponseObject => json(description, ref('OAuthError'));
+
+const authorizationParameters: ParameterObject[] = [
+  { name: 'response_type', in: 'query', required: true, schema: { type: 'string', enum: ['code'] }, description: 'Only `code`' },
+  { name: 'client_id', in: 'query', required: true, schema: { type: 'string' }, description: 'From registration' },
+  {
+    name: 'redirect_uri',
+    in: 'query',
+    required: true,
+    schema: { type: 'string', format: 'uri' },
+    description: 'A registered loopback redirect URI (the port may differ)',
+  },
+  {
+    name: 'scope',
+    in: 'query',
+    schema: { type: 'string' },
+    description: 'Space-separated scopes; default: the client’s registered scopes',
+    example: 'openid profile courses:read',
+  },
+  { name: 'state', in: 'query', schema: { type: 'string', maxLength: 2000 }, description: 'Returned unchanged on the redirect; use it against CSRF' },
+  {
+    name: 'code_challenge',
+    in: 'query',
+    required: true,
+    schema: { type: 'string', pattern: '^[A-Za-z0-9_-]{43,128}$' },
+    description: 'BASE64URL(SHA-256(code_verifier)) (RFC 7636)',
+  },
+  { name: 'code_challenge_method', in: 'query', required: true, schema: { type: 'string', enum: ['S256'] }, description: 'Only S256' },
+  {
+    name: 'resource',
+    in: 'query',
+    schema: { type: 'string', format: 'uri' },
+    description: 'RFC 8707: the API (or a URI under it, such as /mcp); the token’s audience is always the API’s canonical URI',
+  },
+  { name: 'nonce', in: 'query', schema: { type: 'string' }, description: 'OpenID Connect: echoed in the ID token' },
+  {
+    name: 'prompt',
+    in: 'query',
+    schema: { type: 'string', enum: ['none', 'login', 'consent', 'select_account'] },
+    description: 'OpenID Connect prompt; consent is asked every time, so `none` answers consent_required',
+  },
+];
+
+const authorizeResponses: OperationObject['responses'] = {
+  '200': { description: 'The login page, then the consent page (HTML forms)', content: { 'text/html': { schema: { type: 'string' } } } },
+  '303': {
+    description:
+      'Back to the redirect URI with `code`, `state` and `iss` (RFC 9207; check that iss is the issuer), or with `error`, `error_description`, `state` and `iss`',
+    headers: { Location: { description: 'The redirect URI with the response parameters', schema: { type: 'string', format: 'uri' } } },
+  },
+  '400': {
+    description: 'An unknown client or a redirect URI that is not registered: an HTML error page, never a redirect',
+    content: { 'text/html': { schema: { type: 'string' } } },
+  },
+};
+
+const unauthorizedClient = error('`invalid_client`: client authentication failed');
+
+/** Paths relative to the issuer. */
+export function authorizationServerPaths(): Record<string, PathItemObject> {
+  const tags = [AUTHORIZATION_SERVER_TAG];
+  return {
+    [AS.registration]: {
+      post: {
+        tags,
+        operationId: 'oauth_register',
+        summary: 'Register a client (RFC 7591)',
+        security: [],
+        requestBody: { required: true, content: { [JSON_TYPE]: { schema: ref('ClientRegistrationRequest') } } },
+        responses: {
+          '201': json('The client information', ref('ClientRegistrationResponse'), NO_STORE),
+          '400': error('`invalid_redirect_uri`, `invalid_client_metadata` or `invalid_request`'),
+        },
+      },
+    },
+    [AS.authorization]: {
+      get: {
+        tags,
+        operationId: 'oauth_authorize',
+        summary: 'Authorization endpoint (RFC 6749 §4.1.1, PKCE S256 required)',
+        description: 'Opened in the user’s browser: sign-in, consent, then a redirect to the client.',
+        security: [],
+        parameters: authorizationParameters,
+        responses: authorizeResponses,
+      },
+      post: {
+        tags,
+        operationId: 'oauth_authorize_post',
+        summary: 'Authorization endpoint, form-encoded (OpenID Connect Core §3.1.2.1)',
+        security: [],
+        requestBody: {
+          required: true,
+          content: {
+            [FORM]: {
+              schema: {
+                type: 'object',
+                required: ['response_type', 'client_id', 'redirect_uri', 'code_challenge', 'code_challenge_method'],
+                properties: Object.fromEntries(
+                  authorizationParameters.map((parameter) => [parameter.name, { ...parameter.schema, description: parameter.description }]),
+                ),
+              },
+            },
+          },
+        },
+        responses: authorizeResponses,
+      },
+    },
+    [AS.token]: {
+      post: {
+        tags,
+        operationId: 'oauth_token',
+        summary: 'Token endpoint: authorization_code and refresh_token grants (RFC 6749 §4.1.3, §6)',
+        security: [],
+        requestBody: formBody(ref('TokenRequest')),
+        responses: {
+          '200': json('Tokens', ref('TokenResponse'), NO_STORE),
+          '400': error('`invalid_request`, `invalid_grant`, `unauthorized_client`, `unsupported_grant_type`, `invalid_scope` or `invalid_target`'),
+          '401': unauthorizedClient,
+        },
+      },
+    },
+    [AS.revocation]: {
+      post: {
+        tags,
+        operationId: 'oauth_revoke',
+        summary: 'Revoke a token (RFC 7009); a refresh token ends its whole grant',
+        security: [],
+        requestBody: formBody(ref('RevocationRequest')),
+        responses: {
+          '200': json('Revoked, or unknown (RFC 7009 §2.2: the answer is the same)', { type: 'object' }),
+          '400': error('`invalid_request`'),
+          '401': unauthorizedClient,
+        },
+      },
+    },
+    [AS.introspection]: {
+      post: {
+        tags,
+        operationId: 'oauth_introspect',
+        summary: 'Introspect a token (RFC 7662): for resource servers and confidential clients',
+        security: [{ clientBasic: [] }, {}],
+        requestBody: formBody(ref('IntrospectionRequest')),
+        responses: {
+          '200': json('The token’s state', ref('IntrospectionResponse'), NO_STORE),
+          '400': error('`invalid_request`'),
+          '401': unauthorizedClient,
+        },
+      },
+    },
+    [AS.userinfo]: {
+      get: userInfo('oauth_userinfo'),
+      post: userInfo('oauth_userinfo_post'),
+    },
+    [AS.authorizationServerMetadata]: wellKnown('oauth_authorization_server_metadata', 'Authorization server metadata (RFC 8414)', 'AuthorizationServerMetadata'),
+    [AS.openIdConfiguration]: wellKnown('openid_configuration', 'OpenID Connect discovery', 'OpenIdProviderMetadata'),
+    [AS.jwks]: wellKnown('jwks', 'The ID token signing keys (RFC 7517)', 'JsonWebKeySet'),
+  };
+
+  function userInfo(operationId: string): OperationObject {
+    return {
+      tags,
+      operationId,
+      summary: 'The signed-in user (OpenID Connect Core §5.3); needs the openid scope',
+      security: [{ [OAUTH2_SCHEME]: ['openid'] }],
+      responses: {
+        '200': json('Claims, by the scopes granted', ref('UserInfoResponse'), NO_STORE),
+        '401': responseRef('Unauthorized'),
+        '403': responseRef('InsufficientScope'),
+      },
+    };
+  }
+
+  function wellKnown(operationId: string, summary: string, schema: string): PathItemObject {
+    return { get: { tags, operationId, summary, security: [], responses: { '200': json(summary, ref(schema)) } } };
+  }
+}
+
+/** Shared answers of protected operations (RFC 6750 §3). */
+export const BEARER_RESPONSES: NonNullable<ComponentsObject['responses']> = {
+  Unauthorized: {
+    description:
+      'No token (`WWW-Authenticate: Bearer scope="…", resource_metadata="…"`), or an invalid, expired or revoked one (`error="invalid_token"`)',
+    headers: {
+      'WWW-Authenticate': { description: 'RFC 6750 §3 challenge with RFC 9728 resource_metadata', schema: { type: 'string' } },
+    },
+    content: { [JSON_TYPE]: { schema: ref('OAuthError') } },
+  },
+  InsufficientScope: {
+    description: 'The token lacks a scope: `WWW-Authenticate: Bearer error="insufficient_scope", scope="…"`; authorize again with those scopes',
+    headers: {
+      'WWW-Authenticate': { description: 'RFC 6750 §3 challenge naming the scopes needed', schema: { type: 'string' } },
+    },
+    content: { [JSON_TYPE]: { schema: ref('OAuthError') } },
+  },
+};
