@@ -23,6 +23,10 @@ const EnvSchema = z.object({
   OIDC_SIGNING_KEYS: z.string().min(1).optional(),
   /** A file holding the same JSON; generated on first start when EMBEDDED_MODE is on. */
   OIDC_SIGNING_KEYS_FILE: z.string().min(1).optional(),
+  /** Internal URL of the resource server: the login and consent pages read the school's public branding there. */
+  RESOURCE_SERVER_URL: z.url({ protocol: /^https?$/ }).default('http://127.0.0.1:3002'),
+  /** The school whose branding the login page shows before anyone has signed in. */
+  DEFAULT_SCHOOL_ID: z.string().min(1).max(100).default('demo-school'),
   /** The resource server's credentials for RFC 7662 introspection. */
   INTROSPECTION_CLIENT_ID: z.string().min(1).default('resource-server'),
   INTROSPECTION_CLIENT_SECRET: z.string().min(16),
@@ -48,6 +52,8 @@ export interface AuthConfig {
   redisUrl?: string;
   signingKeys: { json?: string; file?: string };
   introspectionClient: { id: string; secret: string };
+  /** Where the pages find the school's public profile and appearance. */
+  branding: { resourceServerUrl: string; defaultSchoolId: string };
   ttl: { accessToken: number; refreshToken: number; authorizationCode: number; session: number };
   embedded: boolean;
   seedDemoData: boolean;
@@ -88,6 +94,7 @@ export function loadAuthConfig(env: NodeJS.ProcessEnv = process.env): AuthConfig
     redisUrl: e.REDIS_URL,
     signingKeys: { json: e.OIDC_SIGNING_KEYS, file: e.OIDC_SIGNING_KEYS_FILE },
     introspectionClient: { id: e.INTROSPECTION_CLIENT_ID, secret: e.INTROSPECTION_CLIENT_SECRET },
+    branding: { resourceServerUrl: e.RESOURCE_SERVER_URL.replace(/\/+$/, ''), defaultSchoolId: e.DEFAULT_SCHOOL_ID },
     ttl: {
       accessToken: e.ACCESS_TOKEN_TTL_SECONDS,
       refreshToken: e.REFRESH_TOKEN_TTL_SECONDS,
