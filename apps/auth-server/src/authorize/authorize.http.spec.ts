@@ -38,6 +38,7 @@ function configFor(url: string, poolSize: number): AuthConfig {
     port: 0,
     issuer: ISSUER,
     apiResource: ISSUER,
+    branding: { resourceServerUrl: 'http://127.0.0.1:9', defaultSchoolId: 'demo-school' },
     database: { url, poolSize },
     signingKeys: {},
     introspectionClient: { id: 'resource-server', secret: 'x'.repeat(32) },
