@@ -1,13 +1,16 @@
 import { type DynamicModule, Global, Module } from '@nestjs/common';
 import { EVENT_BUS, type EventBus } from '@platform/event-bus';
+import { DEFAULT_OPERATIONS, type LoggingOptions } from '@platform/observability';
 import { AccountsModule } from './accounts/accounts.module';
 import { AuthorizeModule } from './authorize/authorize.module';
 import { ClientAuthModule } from './client-auth/client-auth.module';
 import { AUTH_CONFIG, type AuthConfig } from './config/auth-config';
 import { DatabaseModule } from './database/database.module';
 import { DiscoveryModule } from './discovery/discovery.module';
+import { HealthModule } from './health/health.module';
 import { IntrospectionModule } from './introspection/introspection.module';
 import { KeysModule } from './keys/keys.module';
+import { ObservabilityModule } from './observability/observability.module';
 import { RegistrationModule } from './registration/registration.module';
 import { RevocationModule } from './revocation/revocation.module';
 import { TokenModule } from './token/token.module';
@@ -29,14 +32,19 @@ class RuntimeModule {
   }
 }
 
+/** Where the logs go and how much of them; LOG_LEVEL to stdout unless the caller says otherwise. */
+export type AppLogging = Omit<LoggingOptions, 'service'>;
+
 @Module({})
 export class AppModule {
-  static register(config: AuthConfig, eventBus: EventBus): DynamicModule {
+  static register(config: AuthConfig, eventBus: EventBus, logging?: AppLogging): DynamicModule {
     return {
       module: AppModule,
       imports: [
         RuntimeModule.register(config, eventBus),
+        ObservabilityModule.register(logging ?? { level: (config.operations ?? DEFAULT_OPERATIONS).logLevel }),
         DatabaseModule,
+        HealthModule,
         ClientAuthModule,
         KeysModule,
         AccountsModule,

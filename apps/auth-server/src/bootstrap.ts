@@ -1,17 +1,34 @@
-import { Logger, type LoggerService, type LogLevel } from '@nestjs/common';
+import { Logger as NestLogger, type LogLevel as NestLogLevel } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { createEventBus, type EventBus } from '@platform/event-bus';
 import { OAuthExceptionFilter } from '@platform/oauth-errors';
+import {
+  closeConnectionsWhenIdle,
+  DEFAULT_OPERATIONS,
+  echoRequestId,
+  genReqId,
+  instrumentHttp,
+  pinoLevelOf,
+} from '@platform/observability';
+import { Logger } from 'nestjs-pino';
+import type { DestinationStream } from 'pino';
 import { DemoSeeder } from './accounts/demo-seeder';
 import { AppModule } from './app.module';
 import { registerAuthorizePlugins } from './authorize/plugins';
 import type { AuthConfig } from './config/auth-config';
+import { AuthMetrics } from './observability/auth-metrics';
 
 export interface AuthServerOptions {
   /** Defaults to Redis pub/sub when configured, the in-process bus otherwise. */
   eventBus?: EventBus;
-  logger?: LoggerService | LogLevel[] | false;
+  /**
+   * Overrides LOG_LEVEL the way Nest's option reads (tests write `['error']` or `false`): the
+   * most verbose level listed, or nothing at all.
+   */
+  logger?: NestLogLevel[] | false;
+  /** Where the JSON log lines go; stdout by default. */
+  logDestination?: DestinationStream;
 }
 
 /** Request bodies are small OAuth forms and client metadata: 64 KiB is generous. */
@@ -27,17 +44,31 @@ export async function createAuthServer(
     // The gateway in front sets X-Forwarded-*; the services listen on loopback or a private network.
     trustProxy: true,
     routerOptions: { maxParamLength: 200 },
+    // During app.close(): requests on kept-alive connections get 503 while in-flight ones finish.
     return503OnClosing: true,
+    genReqId,
   });
-  const app = await NestFactory.create<NestFastifyApplication>(AppModule.register(config, eventBus), adapter, {
-    logger: options.logger ?? ['log', 'warn', 'error'],
-  });
+  const level = options.logger === undefined ? (config.operations ?? DEFAULT_OPERATIONS).logLevel : pinoLevelOf(options.logger);
+  const app = await NestFactory.create<NestFastifyApplication>(
+    AppModule.register(config, eventBus, { level, destination: options.logDestination }),
+    adapter,
+    { bufferLogs: true },
+  );
+  app.useLogger(app.get(Logger));
+  // Nest would hold what it logged while building the app until listen(); pino is ready now,
+  // and an app that fails in init() (or is only injected into, in tests) still says why.
+  app.flushLogs();
   const fastify = app.getHttpAdapter().getInstance();
+  echoRequestId(fastify);
+  instrumentHttp(fastify, app.get(AuthMetrics));
   await registerAuthorizePlugins(fastify, config);
   // Nest routes Fastify's own errors (body parsing, size limits) through its exception
   // filters too, so this one filter answers every error of the service.
   app.useGlobalFilters(new OAuthExceptionFilter());
+  // On SIGTERM/SIGINT: stop listening, finish in-flight requests, then close Redis, the event
+  // bus and the database (their hooks run after the HTTP server has closed).
   app.enableShutdownHooks();
+  closeConnectionsWhenIdle(fastify);
   fastify.addHook('onClose', async () => {
     if (!options.eventBus) await eventBus.close();
   });
@@ -49,6 +80,6 @@ export async function createAuthServer(
 export async function startAuthServer(config: AuthConfig, options: AuthServerOptions = {}) {
   const app = await createAuthServer(config, options);
   await app.listen({ host: config.host, port: config.port });
-  new Logger('AuthServer').log(`listening on http://${config.host}:${config.port} (issuer ${config.issuer})`);
+  new NestLogger('AuthServer').log(`listening on http://${config.host}:${config.port} (issuer ${config.issuer})`);
   return app;
 }

@@ -1,10 +1,13 @@
 import 'reflect-metadata';
+import { DEFAULT_OPERATIONS, installShutdownDeadline } from '@platform/observability';
 import { startAuthServer } from './bootstrap';
 import { ConfigError, loadAuthConfig } from './config/auth-config';
 
 async function main(): Promise<void> {
   const config = loadAuthConfig();
   const app = await startAuthServer(config);
+  // SIGTERM/SIGINT close the app through Nest's shutdown hooks (bootstrap); this bounds how long.
+  installShutdownDeadline((config.operations ?? DEFAULT_OPERATIONS).shutdownTimeoutMs);
   // Forked by the launcher (npm start): end with it, even when it was killed outright.
   process.once('disconnect', () => {
     void app.close().finally(() => process.exit(0));

@@ -1,3 +1,4 @@
+import { LOG_LEVELS, type LogLevel } from '@platform/observability';
 import type { ServiceName } from '@platform/route-table';
 
 export interface GatewayConfig {
@@ -5,7 +6,9 @@ export interface GatewayConfig {
   port: number;
   upstreams: Record<ServiceName, string>;
   trustProxy: boolean;
-  logLevel: string;
+  logLevel: LogLevel;
+  /** How long SIGTERM may take before the gateway exits 1 anyway. */
+  shutdownTimeoutMs: number;
 }
 
 function origin(name: string, value: string): string {
@@ -21,6 +24,19 @@ function origin(name: string, value: string): string {
   return url.origin;
 }
 
+function logLevel(value: string | undefined): LogLevel {
+  if (!value) return 'info';
+  if (!(LOG_LEVELS as readonly string[]).includes(value)) throw new Error(`LOG_LEVEL: expected one of ${LOG_LEVELS.join(', ')}, got ${value}`);
+  return value as LogLevel;
+}
+
+function milliseconds(name: string, value: string | undefined, fallback: number): number {
+  if (!value) return fallback;
+  const ms = Number(value);
+  if (!Number.isInteger(ms) || ms < 1_000 || ms > 300_000) throw new Error(`${name}: expected milliseconds between 1000 and 300000, got ${value}`);
+  return ms;
+}
+
 /** Every variable the gateway reads. */
 export function loadGatewayConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig {
   const port = Number(env['PORT'] ?? 3000);
@@ -33,6 +49,7 @@ export function loadGatewayConfig(env: NodeJS.ProcessEnv = process.env): Gateway
       'resource-server': origin('RESOURCE_SERVER_URL', env['RESOURCE_SERVER_URL'] || 'http://127.0.0.1:3002'),
     },
     trustProxy: env['GATEWAY_TRUST_PROXY'] === 'true',
-    logLevel: env['LOG_LEVEL'] || 'info',
+    logLevel: logLevel(env['LOG_LEVEL']),
+    shutdownTimeoutMs: milliseconds('SHUTDOWN_TIMEOUT_MS', env['SHUTDOWN_TIMEOUT_MS'], 8_000),
   };
 }

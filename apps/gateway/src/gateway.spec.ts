@@ -1,4 +1,5 @@
 import Fastify, { type FastifyInstance } from 'fastify';
+import { request as httpRequest } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createGateway } from './gateway';
 
@@ -113,6 +114,79 @@ describe('gateway', () => {
     expect(echo.headers['x-request-id']).toBe(id);
   });
 
+  describe('its own probes', () => {
+    it('answers /healthz itself: the gateway is alive', async () => {
+      const response = await fetch(`${origin}/healthz`);
+      expect(response.status).toBe(200);
+      expect(response.headers.get('cache-control')).toBe('no-store');
+      expect(response.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
+      expect(await response.json()).toEqual({ status: 'ok', info: {}, error: {}, details: {} });
+    });
+
+    it('answers /readyz when every service is alive', async () => {
+      const response = await fetch(`${origin}/readyz`);
+      expect(response.status).toBe(200);
+      const up = { 'auth-server': { status: 'up' }, 'resource-server': { status: 'up' } };
+      expect(await response.json()).toEqual({ status: 'ok', info: up, error: {}, details: up });
+    });
+
+    it.each([
+      ['/auth-server/healthz', 'auth', '/healthz'],
+      ['/auth-server/readyz', 'auth', '/readyz'],
+      ['/resource-server/healthz', 'resource', '/healthz'],
+      ['/resource-server/readyz', 'resource', '/readyz'],
+    ])('relays %s to the %s service’s %s, with the request id', async (path, service, target) => {
+      const { response, echo } = await get(path, { 'x-request-id': 'probe-7' });
+      expect(response.status).toBe(200);
+      expect(response.headers.get('cache-control')).toBe('no-store');
+      expect(echo).toMatchObject({ service, method: 'GET', url: target, headers: { 'x-request-id': 'probe-7' } });
+    });
+
+    it.each([
+      ['GET', '/metrics'],
+      ['POST', '/metrics'],
+      ['GET', '/metrics?name[]=x'],
+      ['GET', '/auth-server/metrics'],
+      ['GET', '/resource-server/metrics'],
+      ['GET', '/resource-server'],
+      ['DELETE', '/auth-server/healthz/x'],
+      ['POST', '/healthz'],
+      ['PUT', '/readyz'],
+      ['POST', '/resource-server/readyz'],
+    ])('answers %s %s with 404 and forwards nothing', async (method, path) => {
+      const response = await fetch(`${origin}${path}`, { method });
+      expect(response.status).toBe(404);
+      expect(await response.json()).toEqual({ error: 'not_found', error_description: 'No such resource' });
+    });
+  });
+
+  /** A request line sent as is: fetch and inject would resolve the dot segments first. */
+  const rawGet = (path: string) =>
+    new Promise<{ status: number; body: string }>((resolve, reject) => {
+      const request = httpRequest(`${origin}/`, { path }, (response) => {
+        let body = '';
+        response.on('data', (chunk: Buffer) => (body += chunk.toString()));
+        response.on('end', () => resolve({ status: response.statusCode ?? 0, body }));
+      });
+      request.on('error', reject);
+      request.end();
+    });
+
+  it.each(['/./metrics', '/%2e/metrics', '/%2E/healthz', '/api/v1/../../metrics', '/x/%2e%2e/metrics', '/oauth/.', '/a\\b'])(
+    'refuses the ambiguous path %s instead of forwarding it',
+    async (path) => {
+      const { status, body } = await rawGet(path);
+      expect(status).toBe(400);
+      expect(JSON.parse(body)).toMatchObject({ error: 'invalid_request' });
+    },
+  );
+
+  it.each(['/api/v1/a.b/.c', '/files/.hidden', '/x/.well-known'])('forwards %s (dots, but no dot segment)', async (path) => {
+    const { status, body } = await rawGet(path);
+    expect(status).toBe(200);
+    expect((JSON.parse(body) as Echo).url).toBe(path);
+  });
+
   describe('when an upstream is down', () => {
     let downGateway: FastifyInstance;
 
@@ -137,10 +211,66 @@ describe('gateway', () => {
       });
     });
 
+    it('is not ready, and says which service does not answer', async () => {
+      const response = await downGateway.inject({ method: 'GET', url: '/readyz' });
+      expect(response.statusCode).toBe(503);
+      expect(response.json()).toEqual({
+        status: 'error',
+        info: { 'resource-server': { status: 'up' } },
+        error: { 'auth-server': { status: 'down', message: 'unreachable' } },
+        details: { 'auth-server': { status: 'down', message: 'unreachable' }, 'resource-server': { status: 'up' } },
+      });
+    });
+
+    it('answers its probe through the origin with 503', async () => {
+      const response = await downGateway.inject({ method: 'GET', url: '/auth-server/readyz' });
+      expect(response.statusCode).toBe(503);
+      expect(response.json()).toMatchObject({ error: 'temporarily_unavailable' });
+    });
+
+    it('is still alive itself', async () => {
+      expect((await downGateway.inject({ method: 'GET', url: '/healthz' })).statusCode).toBe(200);
+    });
+
     it('still serves the other upstream', async () => {
       const response = await downGateway.inject({ method: 'GET', url: '/api/courses' });
       expect(response.statusCode).toBe(200);
       expect(response.json()).toMatchObject({ service: 'resource' });
+    });
+  });
+
+  describe('logs', () => {
+    const output: string[] = [];
+    const lines = () => output.map((line) => JSON.parse(line) as Record<string, unknown> & { reqId?: string; msg: string; level: string });
+    let logged: FastifyInstance;
+
+    beforeAll(async () => {
+      logged = await createGateway({
+        upstreams: { 'auth-server': auth.url, 'resource-server': resource.url },
+        logLevel: 'debug',
+        logDestination: { write: (chunk: string) => void output.push(chunk) },
+      });
+      await logged.inject({
+        method: 'GET',
+        url: '/oauth/authorize?client_id=c&state=state-secret-1&code_challenge=challenge-secret-2',
+        headers: { 'x-request-id': 'gw-1', authorization: 'Bearer token-secret-3', cookie: 'sid=cookie-secret-4' },
+      });
+      await logged.inject({ method: 'GET', url: '/healthz', headers: { 'x-request-id': 'gw-probe' } });
+    });
+
+    afterAll(async () => {
+      await logged?.close();
+    });
+
+    it('write one JSON line per request with the request id, the path and the status, nothing secret', () => {
+      const line = lines().find((entry) => entry.reqId === 'gw-1' && entry.msg === 'request completed');
+      expect(line).toMatchObject({ level: 'info', service: 'gateway', req: { method: 'GET', url: '/oauth/authorize' }, res: { statusCode: 200 } });
+      const text = output.join('');
+      for (const secret of ['state-secret-1', 'challenge-secret-2', 'token-secret-3', 'cookie-secret-4']) expect(text).not.toContain(secret);
+    });
+
+    it('put probes at debug', () => {
+      expect(lines().find((entry) => entry.reqId === 'gw-probe')?.level).toBe('debug');
     });
   });
 });

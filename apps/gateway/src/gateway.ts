@@ -1,14 +1,27 @@
 import httpProxy from '@fastify/http-proxy';
-import { serviceFor, type ServiceName } from '@platform/route-table';
-import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import {
+  closeConnectionsWhenIdle,
+  fastifyLoggerOptions,
+  genReqId,
+  type LogLevel,
+  pathOf,
+  requestLogLevel,
+} from '@platform/observability';
+import { GATEWAY_PATHS, serviceFor, serviceProbeFor, type ServiceName } from '@platform/route-table';
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest, LogController } from 'fastify';
 import type { IncomingHttpHeaders } from 'node:http';
-import { requestIdFrom } from './request-id';
+import type { DestinationStream } from 'pino';
+import { registerProbes } from './probes';
+import { isAmbiguousPath } from './request-target';
 import { toGatewayError, type GatewayError } from './upstream-error';
 
 export interface GatewayOptions {
   /** Origins of the services, e.g. http://127.0.0.1:3001 (no path). */
   upstreams: Record<ServiceName, string>;
-  logger?: FastifyServerOptions['logger'];
+  /** JSON logs at this level (default: none). */
+  logLevel?: LogLevel;
+  /** Where the log lines go; stdout by default. */
+  logDestination?: DestinationStream;
   /**
    * Whether a proxy in front of the gateway may set X-Forwarded-*; off when the gateway
    * itself is the public edge, so that clients cannot forge their address.
@@ -51,22 +64,50 @@ function forwardedHeaders(request: IncomingView, headers: IncomingHttpHeaders, t
   };
 }
 
+function isProbe(target: string): boolean {
+  const path = pathOf(target);
+  return path === GATEWAY_PATHS.liveness || path === GATEWAY_PATHS.readiness || serviceProbeFor(path) !== undefined;
+}
+
+/** One line per request when it completes, at a level by outcome; probes at debug. */
+class RequestLogs extends LogController {
+  override incomingRequest(): void {
+    // Nothing: the completion line says it all.
+  }
+
+  override requestCompleted(error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply): void {
+    const level = requestLogLevel(reply.statusCode, { probe: isProbe(request.url), error });
+    reply.log[level]({ req: request, res: reply, responseTime: reply.elapsedTime, ...(error ? { err: error } : {}) }, 'request completed');
+  }
+}
+
 /**
- * The public origin: forwards each request, body streamed and path and query untouched, to
- * the service the route table names. Not yet listening; the caller calls listen().
+ * The public origin: answers its own probes, and forwards every other request, body streamed
+ * and path and query untouched, to the service the route table names. Not yet listening; the
+ * caller calls listen().
  */
 export async function createGateway(options: GatewayOptions): Promise<FastifyInstance> {
   const trustProxy = options.trustProxy ?? false;
+  const logging = options.logLevel ? { service: 'gateway', level: options.logLevel, destination: options.logDestination } : undefined;
   const app = Fastify({
-    logger: options.logger ?? false,
+    logger: logging ? fastifyLoggerOptions(logging) : false,
+    logController: new RequestLogs(),
     trustProxy,
     requestIdHeader: false,
-    genReqId: (req) => requestIdFrom(req.headers['x-request-id']),
+    genReqId,
   });
 
   app.addHook('onSend', async (request, reply) => {
     reply.header('x-request-id', request.id);
   });
+
+  app.addHook('onRequest', async (request, reply) => {
+    if (!isAmbiguousPath(pathOf(request.url))) return;
+    sendError(reply, { statusCode: 400, body: { error: 'invalid_request', error_description: 'The path must not contain dot segments or backslashes' } });
+    return reply;
+  });
+
+  closeConnectionsWhenIdle(app);
 
   app.setErrorHandler((error: { statusCode?: number; message: string }, request, reply) => {
     const statusCode = error.statusCode ?? 500;
@@ -77,6 +118,8 @@ export async function createGateway(options: GatewayOptions): Promise<FastifyIns
     request.log.error({ err: error }, 'gateway error');
     sendError(reply, toGatewayError(error, serviceFor(request.url)));
   });
+
+  registerProbes(app, options.upstreams);
 
   await app.register(httpProxy, {
     // Empty upstream + getUpstream: one catch-all proxy whose target the route table picks.

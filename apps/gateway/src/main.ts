@@ -6,13 +6,19 @@ async function main(): Promise<void> {
   const app = await createGateway({
     upstreams: config.upstreams,
     trustProxy: config.trustProxy,
-    logger: { level: config.logLevel },
+    logLevel: config.logLevel,
   });
   let stopping = false;
   const shutdown = (reason: string) => {
     if (stopping) return;
     stopping = true;
     app.log.info({ reason }, 'gateway stopping');
+    // close(): stop listening, finish the requests in flight (return503OnClosing answers new
+    // ones on kept-alive connections), then exit; give up after the deadline.
+    setTimeout(() => {
+      app.log.error(`shutdown did not finish within ${config.shutdownTimeoutMs} ms; exiting`);
+      process.exit(1);
+    }, config.shutdownTimeoutMs).unref();
     app.close().then(
       () => process.exit(0),
       () => process.exit(1),

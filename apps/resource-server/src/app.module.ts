@@ -1,6 +1,7 @@
 import { type DynamicModule, Global, Module } from '@nestjs/common';
 import { BearerAuthModule } from '@platform/bearer-auth';
 import { EVENT_BUS, type EventBus } from '@platform/event-bus';
+import type { LoggingOptions } from '@platform/observability';
 import { RESOURCE_CONFIG, type ResourceConfig } from './config/resource-config';
 import { AccountModule } from './account/account.module';
 import { AnalyticsModule } from './analytics/analytics.module';
@@ -13,9 +14,12 @@ import { DatabaseModule } from './database/database.module';
 import { DigitalProductsModule } from './digital-products/digital-products.module';
 import { EventsModule } from './events/events.module';
 import { FormsModule } from './forms/forms.module';
+import { HealthModule } from './health/health.module';
 import { LecturersModule } from './lecturers/lecturers.module';
 import { MembersModule } from './members/members.module';
 import { MembershipPlansModule } from './membership-plans/membership-plans.module';
+import { ObservabilityModule } from './observability/observability.module';
+import { ResourceMetrics } from './observability/resource-metrics';
 import { OrdersModule } from './orders/orders.module';
 import { PagesModule } from './pages/pages.module';
 import { PostsModule } from './posts/posts.module';
@@ -70,13 +74,19 @@ export const API_MODULES = [
   StorageModule,
 ];
 
+/** Where the logs go and how much of them; LOG_LEVEL to stdout unless the caller says otherwise. */
+export type AppLogging = Omit<LoggingOptions, 'service'>;
+
 @Module({})
 export class AppModule {
-  static register(config: ResourceConfig, eventBus: EventBus): DynamicModule {
+  static register(config: ResourceConfig, eventBus: EventBus, logging?: AppLogging): DynamicModule {
+    // One registry per application instance, shared by the HTTP metrics and the bearer validation.
+    const metrics = new ResourceMetrics();
     return {
       module: AppModule,
       imports: [
         RuntimeModule.register(config, eventBus),
+        ObservabilityModule.register(metrics, logging ?? { level: config.operations.logLevel }),
         BearerAuthModule.forRoot({
           introspectionEndpoint: config.introspection.endpoint,
           clientId: config.introspection.clientId,
@@ -89,8 +99,10 @@ export class AppModule {
             ttlCeilingSeconds: config.introspection.cacheTtlSeconds,
             inactiveTtlSeconds: config.introspection.inactiveTtlSeconds,
           },
+          metrics,
         }),
         DatabaseModule,
+        HealthModule,
         TenancyModule,
         SeedModule,
         ...API_MODULES,

@@ -1,10 +1,20 @@
-import { Logger, type LoggerService, type LogLevel } from '@nestjs/common';
+import { Logger as NestLogger, type LogLevel as NestLogLevel } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { createEventBus, type EventBus } from '@platform/event-bus';
 import { OAuthExceptionFilter } from '@platform/oauth-errors';
+import {
+  closeConnectionsWhenIdle,
+  echoRequestId,
+  genReqId,
+  instrumentHttp,
+  pinoLevelOf,
+} from '@platform/observability';
+import { Logger } from 'nestjs-pino';
+import type { DestinationStream } from 'pino';
 import { AppModule } from './app.module';
 import type { ResourceConfig } from './config/resource-config';
+import { ResourceMetrics } from './observability/resource-metrics';
 import { DemoDataSeeder } from './seed/demo-data.seeder';
 import { registerUploadParsers } from './storage/upload-parsers';
 import { publishOpenApiDocument } from './openapi';
@@ -12,7 +22,13 @@ import { publishOpenApiDocument } from './openapi';
 export interface ResourceServerOptions {
   /** Defaults to Redis pub/sub when configured, the in-process bus otherwise. */
   eventBus?: EventBus;
-  logger?: LoggerService | LogLevel[] | false;
+  /**
+   * Overrides LOG_LEVEL the way Nest's option reads (tests write `['error']` or `false`): the
+   * most verbose level listed, or nothing at all.
+   */
+  logger?: NestLogLevel[] | false;
+  /** Where the JSON log lines go; stdout by default. */
+  logDestination?: DestinationStream;
 }
 
 /** JSON bodies (lesson content is the largest): 1 MiB. Uploads have their own limit. */
@@ -28,12 +44,23 @@ export async function createResourceServer(
     // The gateway in front sets X-Forwarded-*; the services listen on loopback or a private network.
     trustProxy: true,
     routerOptions: { maxParamLength: 200 },
+    // During app.close(): requests on kept-alive connections get 503 while in-flight ones finish.
     return503OnClosing: true,
+    genReqId,
   });
-  const app = await NestFactory.create<NestFastifyApplication>(AppModule.register(config, eventBus), adapter, {
-    logger: options.logger ?? ['log', 'warn', 'error'],
-  });
+  const level = options.logger === undefined ? config.operations.logLevel : pinoLevelOf(options.logger);
+  const app = await NestFactory.create<NestFastifyApplication>(
+    AppModule.register(config, eventBus, { level, destination: options.logDestination }),
+    adapter,
+    { bufferLogs: true },
+  );
+  app.useLogger(app.get(Logger));
+  // Nest would hold what it logged while building the app until listen(); pino is ready now,
+  // and an app that fails in init() (or is only injected into, in tests) still says why.
+  app.flushLogs();
   const fastify = app.getHttpAdapter().getInstance();
+  echoRequestId(fastify);
+  instrumentHttp(fastify, app.get(ResourceMetrics));
   registerUploadParsers(fastify, config.storage.maxUploadBytes);
   // Browser clients on any origin call the API with bearer tokens, never cookies: no
   // credentials, so no origin can ride on a user's session.
@@ -48,7 +75,10 @@ export async function createResourceServer(
   // Nest routes Fastify's own errors (body parsing, size limits) through its exception
   // filters too, so this one filter answers every error of the service.
   app.useGlobalFilters(new OAuthExceptionFilter());
+  // On SIGTERM/SIGINT: stop listening, finish in-flight requests, then close Redis, the event
+  // bus and the database (their hooks run after the HTTP server has closed).
   app.enableShutdownHooks();
+  closeConnectionsWhenIdle(fastify);
   fastify.addHook('onClose', async () => {
     if (!options.eventBus) await eventBus.close();
   });
@@ -62,6 +92,6 @@ export async function createResourceServer(
 export async function startResourceServer(config: ResourceConfig, options: ResourceServerOptions = {}) {
   const app = await createResourceServer(config, options);
   await app.listen({ host: config.host, port: config.port });
-  new Logger('ResourceServer').log(`listening on http://${config.host}:${config.port} (resource ${config.resource})`);
+  new NestLogger('ResourceServer').log(`listening on http://${config.host}:${config.port} (resource ${config.resource})`);
   return app;
 }

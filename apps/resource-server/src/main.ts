@@ -1,10 +1,13 @@
 import 'reflect-metadata';
+import { installShutdownDeadline } from '@platform/observability';
 import { startResourceServer } from './bootstrap';
 import { ConfigError, loadResourceConfig } from './config/resource-config';
 
 async function main(): Promise<void> {
   const config = loadResourceConfig();
   const app = await startResourceServer(config);
+  // SIGTERM/SIGINT close the app through Nest's shutdown hooks (bootstrap); this bounds how long.
+  installShutdownDeadline(config.operations.shutdownTimeoutMs);
   // Forked by the launcher (npm start): end with it, even when it was killed outright.
   process.once('disconnect', () => {
     void app.close().finally(() => process.exit(0));

@@ -1,4 +1,5 @@
 import type { EventBus } from '@platform/event-bus';
+import { type BearerAuthMetrics, NO_METRICS } from './metrics';
 
 export interface BearerAuthOptions {
   /** RFC 7662 endpoint of the authorization server (an internal URL is fine). */
@@ -28,12 +29,15 @@ export interface BearerAuthOptions {
   introspectionTimeoutMs?: number;
   /** How long a Redis command may take before validation goes around Redis. */
   redisTimeoutMs?: number;
+  /** Cache and introspection counters; default: not counted. */
+  metrics?: BearerAuthMetrics;
 }
 
 export interface ResolvedBearerAuthOptions extends Omit<BearerAuthOptions, 'cache'> {
   cache: Required<NonNullable<BearerAuthOptions['cache']>>;
   introspectionTimeoutMs: number;
   redisTimeoutMs: number;
+  metrics: BearerAuthMetrics;
 }
 
 export function resolveOptions(options: BearerAuthOptions): ResolvedBearerAuthOptions {
@@ -48,6 +52,7 @@ export function resolveOptions(options: BearerAuthOptions): ResolvedBearerAuthOp
     },
     introspectionTimeoutMs: options.introspectionTimeoutMs ?? 3_000,
     redisTimeoutMs: options.redisTimeoutMs ?? 200,
+    metrics: options.metrics ?? NO_METRICS,
   };
 }
 

@@ -72,9 +72,7 @@ export class TokenValidator implements OnModuleInit, OnModuleDestroy {
   /** The principal of a valid token; throws InvalidTokenError or TemporarilyUnavailableError. */
   async validate(token: string): Promise<TokenPrincipal> {
     const key = accessTokenKey(token);
-    const answer = this.revoked.has(key)
-      ? INACTIVE
-      : (this.local.get(key) ?? (await this.fromRedis(key)) ?? (await this.introspectOnce(key, token)));
+    const answer = this.fromMemory(key) ?? (await this.fromRedis(key)) ?? (await this.introspectOnce(key, token));
     return this.toPrincipal(answer);
   }
 
@@ -112,10 +110,18 @@ export class TokenValidator implements OnModuleInit, OnModuleDestroy {
     };
   }
 
+  /** A tombstone (revoked recently) answers inactive from memory too. */
+  private fromMemory(key: string): CachedAnswer | undefined {
+    const answer = this.revoked.has(key) ? INACTIVE : this.local.get(key);
+    this.options.metrics.cacheLookup('memory', answer ? 'hit' : 'miss');
+    return answer;
+  }
+
   private async fromRedis(key: string): Promise<CachedAnswer | undefined> {
     if (!this.redis?.isReady) return undefined;
     try {
       const raw = await this.redis.get(REDIS_PREFIX + key);
+      this.options.metrics.cacheLookup('redis', raw === null ? 'miss' : 'hit');
       if (raw === null) return undefined;
       const answer = JSON.parse(raw) as CachedAnswer;
       this.remember(key, answer, false);
@@ -137,7 +143,14 @@ export class TokenValidator implements OnModuleInit, OnModuleDestroy {
   }
 
   private async introspect(key: string, token: string): Promise<CachedAnswer> {
-    const answer = toCachedAnswer(await this.introspection.introspect(token));
+    let answer: CachedAnswer;
+    try {
+      answer = toCachedAnswer(await this.introspection.introspect(token));
+    } catch (error) {
+      this.options.metrics.introspection('error');
+      throw error;
+    }
+    this.options.metrics.introspection(answer.active ? 'active' : 'inactive');
     if (!this.revoked.has(key)) this.remember(key, answer, true);
     return answer;
   }

@@ -22,12 +22,44 @@ export const ROUTES: readonly Route[] = [
 /** Owner of every path no route claims. */
 export const DEFAULT_SERVICE: ServiceName = 'resource-server';
 
+export const SERVICES: readonly ServiceName[] = ['auth-server', 'resource-server'];
+
+/**
+ * Paths the gateway answers itself, before the table: they never reach a service. The
+ * services' own /healthz, /readyz and /metrics are on their ports; through the origin only
+ * their probes are reachable, as `/<service>/healthz` and `/<service>/readyz`.
+ */
+export const GATEWAY_PATHS = {
+  /** The gateway's liveness: it answers. */
+  liveness: '/healthz',
+  /** The gateway's readiness: every service answers its liveness probe. */
+  readiness: '/readyz',
+  /** Always 404: metrics are scraped on each service's own port, never through the origin. */
+  metrics: '/metrics',
+} as const;
+
+export const SERVICE_PROBES = ['/healthz', '/readyz'] as const;
+export type ServiceProbe = (typeof SERVICE_PROBES)[number];
+
+/** `/auth-server/readyz` → the auth-server's `/readyz`. `/<service>/anything-else` is 404 at the gateway. */
+export function serviceProbeFor(target: string): { service: ServiceName; path: ServiceProbe } | undefined {
+  const pathname = target.split('?', 1)[0];
+  for (const service of SERVICES) {
+    const path = SERVICE_PROBES.find((probe) => pathname === `/${service}${probe}`);
+    if (path) return { service, path };
+  }
+  return undefined;
+}
+
 function matches(route: Route, pathname: string): boolean {
   if (route.match === 'exact') return pathname === route.path;
   return pathname === route.path || pathname.startsWith(`${route.path}/`);
 }
 
-/** The service that owns a request target (path, optionally with its query string). */
+/**
+ * The service that owns a request target (path, optionally with its query string), for the
+ * targets the gateway forwards (GATEWAY_PATHS and the services' probe prefixes it answers itself).
+ */
 export function serviceFor(target: string): ServiceName {
   const pathname = target.split('?', 1)[0];
   return ROUTES.find((route) => matches(route, pathname))?.service ?? DEFAULT_SERVICE;

@@ -1,4 +1,4 @@
-import { serviceFor } from './index';
+import { serviceFor, serviceProbeFor } from './index';
 
 describe('serviceFor', () => {
   it.each([
@@ -17,5 +17,17 @@ describe('serviceFor', () => {
     ['/.well-known/oauth-protected-resource', 'resource-server'],
   ])('%s is served by %s', (target, service) => {
     expect(serviceFor(target)).toBe(service);
+  });
+});
+
+describe('serviceProbeFor: the services’ probes through the origin', () => {
+  it.each([
+    ['/auth-server/healthz', { service: 'auth-server', path: '/healthz' }],
+    ['/auth-server/readyz?verbose', { service: 'auth-server', path: '/readyz' }],
+    ['/resource-server/healthz', { service: 'resource-server', path: '/healthz' }],
+    ['/resource-server/metrics', undefined],
+    ['/healthz', undefined],
+  ])('%s probes %j', (target, probe) => {
+    expect(serviceProbeFor(target)).toEqual(probe);
   });
 });

@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { AccountsModule } from '../accounts/accounts.module';
+import { BrandingModule } from '../branding/branding.module';
 import { SessionsModule } from '../sessions/sessions.module';
 import { AuthorizeController } from './authorize.controller';
 import { AuthorizeRepository } from './authorize.repository';
@@ -11,7 +12,7 @@ import { CsrfTokens } from './csrf';
  * Needs registerAuthorizePlugins (cookies) on the Fastify instance before app.init().
  */
 @Module({
-  imports: [AccountsModule, SessionsModule],
+  imports: [AccountsModule, SessionsModule, BrandingModule],
   controllers: [AuthorizeController],
   providers: [AuthorizeRepository, AuthorizeService, CsrfTokens],
 })

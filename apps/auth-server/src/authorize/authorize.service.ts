@@ -2,10 +2,11 @@ import { Inject, Injectable } from '@nestjs/common';
 import { AccessDeniedError, type OAuthError } from '@platform/oauth-errors';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AccountsService } from '../accounts/accounts.service';
+import { BrandingService } from '../branding/branding.service';
 import { AUTH_CONFIG, type AuthConfig } from '../config/auth-config';
 import { generateOpaqueToken, hashToken } from '../crypto/tokens';
 import { OAUTH_PATHS } from '../discovery/endpoints';
-import { renderConsentPage, renderLoginPage } from '../pages/pages';
+import { imageSourcesOf, renderConsentPage, renderLoginPage } from '../pages/pages';
 import { type ActiveSession, SessionService } from '../sessions/session.service';
 import { type AuthorizationRequest, validateAuthorizationRequest } from './authorization-request';
 import { AuthorizeRepository } from './authorize.repository';
@@ -20,7 +21,9 @@ export interface HttpExchange {
   reply: FastifyReply;
 }
 
-export type AuthorizeOutcome = { kind: 'page'; status: number; html: string } | { kind: 'redirect'; location: string };
+export type AuthorizeOutcome =
+  | { kind: 'page'; status: number; html: string; /** CSP img-src sources the page needs (the school's logo). */ imageSources: string[] }
+  | { kind: 'redirect'; location: string };
 
 export const LOGIN_ACTION = `${OAUTH_PATHS.authorization}/login`;
 export const CONSENT_ACTION = `${OAUTH_PATHS.authorization}/consent`;
@@ -46,6 +49,7 @@ export class AuthorizeService {
     private readonly sessions: SessionService,
     private readonly accounts: AccountsService,
     private readonly csrf: CsrfTokens,
+    private readonly branding: BrandingService,
     @Inject(AUTH_CONFIG) private readonly config: AuthConfig,
   ) {}
 
@@ -75,7 +79,7 @@ export class AuthorizeService {
     if (!account) {
       // One message for an unknown email and a wrong password: the page must not reveal
       // which emails have an account.
-      return this.loginPage(request, http, 401, { email, error: MESSAGES.badCredentials });
+      return this.loginPage(request, http, 401, { email, error: MESSAGES.badCredentials, invalid: true });
     }
     await this.sessions.create(http.request, http.reply, account.id);
     return { kind: 'redirect', location: `${OAUTH_PATHS.authorization}?${afterLoginQuery(request)}` };
@@ -128,12 +132,14 @@ export class AuthorizeService {
     return new AuthorizationRedirectError(error, request.redirectUri, request.state);
   }
 
-  private loginPage(
+  /** Nobody is signed in yet: the default school's branding. */
+  private async loginPage(
     request: AuthorizationRequest,
     http: HttpExchange,
     status: number,
-    extra: { email?: string; error?: string } = {},
-  ): AuthorizeOutcome {
+    extra: { email?: string; error?: string; invalid?: boolean } = {},
+  ): Promise<AuthorizeOutcome> {
+    const branding = await this.branding.forDefaultSchool();
     const html = renderLoginPage({
       clientName: clientName(request),
       action: LOGIN_ACTION,
@@ -141,17 +147,21 @@ export class AuthorizeService {
       hidden: request.carried,
       email: extra.email?.slice(0, 320),
       error: extra.error,
+      invalid: extra.invalid,
+      branding,
     });
-    return { kind: 'page', status, html };
+    return { kind: 'page', status, html, imageSources: imageSourcesOf(branding) };
   }
 
-  private consentPage(
+  /** The signed-in user's school's branding. */
+  private async consentPage(
     request: AuthorizationRequest,
     session: ActiveSession,
     http: HttpExchange,
     status: number,
     error?: string,
-  ): AuthorizeOutcome {
+  ): Promise<AuthorizeOutcome> {
+    const branding = await this.branding.forSchool(session.user.schoolId);
     const html = renderConsentPage({
       clientName: clientName(request),
       redirectHost: new URL(request.redirectUri).host,
@@ -163,8 +173,9 @@ export class AuthorizeService {
       csrfToken: this.csrf.issue(http.request, http.reply, CSRF_PURPOSE.consent(session.id)),
       hidden: request.carried,
       error,
+      branding,
     });
-    return { kind: 'page', status, html };
+    return { kind: 'page', status, html, imageSources: imageSourcesOf(branding) };
   }
 }
 

@@ -1,3 +1,4 @@
+import { operationsConfig, operationsEnv, type OperationsConfig } from '@platform/observability';
 import { z } from 'zod';
 
 /**
@@ -38,7 +39,12 @@ const EnvSchema = z.object({
   EMBEDDED_MODE: booleanFlag.default(false),
   /** Seed the demo school and demo account (refused in production). */
   SEED_DEMO_DATA: booleanFlag.optional(),
+  /** LOG_LEVEL, HEALTH_CHECK_TIMEOUT_MS, SHUTDOWN_TIMEOUT_MS. */
+  ...operationsEnv,
 });
+
+/** A secret the resource server presents on every introspection: long enough not to be guessed. */
+const PRODUCTION_SECRET_LENGTH = 32;
 
 export interface AuthConfig {
   env: 'development' | 'test' | 'production';
@@ -59,6 +65,11 @@ export interface AuthConfig {
   seedDemoData: boolean;
   /** Cookies get `Secure` whenever the public origin is https. */
   secureCookies: boolean;
+  /**
+   * Log level, readiness deadline, shutdown deadline. Always set by loadAuthConfig; optional so
+   * that configurations written out by hand in tests stay valid (DEFAULT_OPERATIONS then).
+   */
+  operations?: OperationsConfig;
 }
 
 export class ConfigError extends Error {}
@@ -83,6 +94,9 @@ export function loadAuthConfig(env: NodeJS.ProcessEnv = process.env): AuthConfig
     if (!e.OIDC_SIGNING_KEYS && !e.OIDC_SIGNING_KEYS_FILE) {
       throw new ConfigError('OIDC_SIGNING_KEYS: production needs a configured signing key');
     }
+    if (e.INTROSPECTION_CLIENT_SECRET.length < PRODUCTION_SECRET_LENGTH) {
+      throw new ConfigError(`INTROSPECTION_CLIENT_SECRET: production needs at least ${PRODUCTION_SECRET_LENGTH} characters`);
+    }
   }
   return {
     env: e.NODE_ENV,
@@ -104,6 +118,7 @@ export function loadAuthConfig(env: NodeJS.ProcessEnv = process.env): AuthConfig
     embedded: e.EMBEDDED_MODE,
     seedDemoData,
     secureCookies: issuer.startsWith('https://'),
+    operations: operationsConfig(e),
   };
 }
 

@@ -1,4 +1,4 @@
-import { Inject, Injectable, OnModuleDestroy } from '@nestjs/common';
+import { Inject, Injectable, type OnApplicationShutdown } from '@nestjs/common';
 import { PrismaPg } from '@prisma/adapter-pg';
 import { AUTH_CONFIG, type AuthConfig } from '../config/auth-config';
 import { PrismaClient } from '../generated/prisma/client';
@@ -8,7 +8,7 @@ import { PrismaClient } from '../generated/prisma/client';
  * serves one session at a time, so its pool is 1 (see AuthConfig.database.poolSize).
  */
 @Injectable()
-export class PrismaService extends PrismaClient implements OnModuleDestroy {
+export class PrismaService extends PrismaClient implements OnApplicationShutdown {
   constructor(@Inject(AUTH_CONFIG) config: AuthConfig) {
     super({
       adapter: new PrismaPg({
@@ -19,7 +19,11 @@ export class PrismaService extends PrismaClient implements OnModuleDestroy {
     });
   }
 
-  async onModuleDestroy(): Promise<void> {
+  /**
+   * Not onModuleDestroy: Nest runs that before it closes the HTTP server, while requests are
+   * still in flight. Shutdown hooks run after the server has finished them.
+   */
+  async onApplicationShutdown(): Promise<void> {
     await this.$disconnect();
   }
 }

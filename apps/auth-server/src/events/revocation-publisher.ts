@@ -1,6 +1,7 @@
-import { Inject, Injectable, Logger } from '@nestjs/common';
+import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
 import { TOKEN_REVOKED_CHANNEL, type TokenRevokedEvent } from '@platform/contracts';
 import { EVENT_BUS, type EventBus } from '@platform/event-bus';
+import { AuthMetrics } from '../observability/auth-metrics';
 
 /**
  * Tells resource servers that access tokens stopped being valid, so they drop cached
@@ -11,9 +12,15 @@ import { EVENT_BUS, type EventBus } from '@platform/event-bus';
 export class RevocationPublisher {
   private readonly logger = new Logger(RevocationPublisher.name);
 
-  constructor(@Inject(EVENT_BUS) private readonly bus: EventBus) {}
+  constructor(
+    @Inject(EVENT_BUS) private readonly bus: EventBus,
+    // Optional: test modules built without the app's ObservabilityModule still work.
+    @Optional() private readonly metrics?: AuthMetrics,
+  ) {}
 
+  /** Called once per revocation (of a token or a whole grant), even one that ended no access token. */
   async publish(accessTokenHashes: string[], reason: TokenRevokedEvent['reason']): Promise<void> {
+    this.metrics?.revoked(reason);
     if (accessTokenHashes.length === 0) return;
     const event: TokenRevokedEvent = { accessTokenHashes, reason, at: Date.now() };
     try {

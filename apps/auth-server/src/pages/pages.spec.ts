@@ -1,6 +1,19 @@
-import { renderConsentPage, renderErrorPage, renderLoginPage, describeScopes } from './pages';
+import { type Branding, toBranding } from '../branding/branding';
+import { contentSecurityPolicy, pageSecurityHeaders, PAGE_SECURITY_HEADERS } from './html-response';
+import { renderConsentPage, renderErrorPage, renderLoginPage, describeScopes, imageSourcesOf } from './pages';
 
 const HOSTILE = `"><script>alert(1)</script><img src=x onerror='x'>`;
+const ORIGIN = 'http://127.0.0.1:3000';
+const CONSENT = {
+  clientName: 'CLI',
+  redirectHost: '127.0.0.1:8765',
+  scopes: ['openid'],
+  userName: 'Dana Demo',
+  userEmail: 'demo@academy.test',
+  action: '/oauth/authorize/consent',
+  csrfToken: 't',
+  hidden: [],
+} as const;
 
 describe('pages', () => {
   it('escapes everything user-supplied on the login page', () => {
@@ -67,9 +80,71 @@ describe('pages', () => {
     ]);
   });
 
+  it('associates an error with the form and both fields, and marks bad credentials invalid', () => {
+    const html = renderLoginPage({ clientName: 'CLI', action: '/x', csrfToken: 't', hidden: [], error: 'Email or password is incorrect.', invalid: true });
+    expect(html).toContain('<title>Error: Sign in · Course Platform</title>');
+    expect(html).toContain('<form method="post" action="/x" aria-describedby="form-error">');
+    expect(html).toMatch(/<input id="email"[^>]* aria-describedby="form-error" aria-invalid="true">/);
+    expect(html).toMatch(/<input id="password"[^>]* aria-describedby="form-error" aria-invalid="true">/);
+    const clean = renderLoginPage({ clientName: 'CLI', action: '/x', csrfToken: 't', hidden: [] });
+    expect(clean).not.toContain('aria-describedby');
+    expect(clean).not.toContain('aria-invalid');
+    expect(clean).not.toContain('role="alert"');
+  });
+
+  it('leaves the email field empty on a first visit, even when given email: undefined', () => {
+    const html = renderLoginPage({ clientName: 'CLI', action: '/x', csrfToken: 't', hidden: [], email: undefined });
+    expect(html).toMatch(/<input id="email"[^>]* value="">/);
+    expect(html).not.toContain('undefined');
+  });
+
+  it('puts email, password and the button in that order, and Deny before Approve', () => {
+    const login = renderLoginPage({ clientName: 'CLI', action: '/x', csrfToken: 't', hidden: [] });
+    const order = ['id="email"', 'id="password"', 'type="submit"'].map((marker) => login.indexOf(marker));
+    expect(order).toEqual([...order].sort((a, b) => a - b));
+    expect(login).not.toMatch(/tabindex|autofocus/);
+    const consent = renderConsentPage({ ...CONSENT, scopes: ['openid'] });
+    expect(consent.indexOf('value="deny"')).toBeLessThan(consent.indexOf('value="approve"'));
+  });
+
+  it("shows the school's name and colors, from validated values only", () => {
+    const branding = toBranding({ name: 'Demo <Academy>' }, { primary_color: '#4f46e5', text_color: '#0f172a', font_family: 'Source Sans 3' }, ORIGIN);
+    const html = renderLoginPage({ clientName: 'CLI', action: '/x', csrfToken: 't', hidden: [], branding });
+    expect(html).toContain('<span>Demo &lt;Academy&gt;</span>');
+    expect(html).toContain('<title>Sign in · Demo &lt;Academy&gt;</title>');
+    expect(html).toMatch(/<body style="[^"]*--ink: #0f172a;[^"]*--brand: #4f46e5;[^"]*--font: &quot;Source Sans 3&quot;, system-ui/);
+    expect(html).toContain('<span class="logo" aria-hidden="true">D</span>');
+    expect(renderConsentPage({ ...CONSENT, branding })).toContain('--brand: #4f46e5');
+  });
+
+  it('shows a logo with alt text, and the page allows exactly its origin', () => {
+    const branding = toBranding({ name: 'Demo Academy' }, { logo_url: 'https://cdn.example.com/logo.png?v="1"' }, ORIGIN);
+    const html = renderConsentPage({ ...CONSENT, branding });
+    expect(html).toContain('<img class="logo-image" src="https://cdn.example.com/logo.png?v=%221%22" alt="Demo Academy logo" height="40">');
+    expect(imageSourcesOf(branding)).toEqual(['https://cdn.example.com']);
+    expect(imageSourcesOf(toBranding({ name: 'Demo Academy' }, {}, ORIGIN))).toEqual([]);
+  });
+
   it('escapes the error page', () => {
     const html = renderErrorPage({ description: HOSTILE, code: 'invalid_request' });
     expect(html).not.toContain('<script>');
     expect(html).toContain('invalid_request');
+  });
+});
+
+describe('the pages\' Content-Security-Policy', () => {
+  const STRICT =
+    "default-src 'none'; style-src 'unsafe-inline'; form-action 'self' http://127.0.0.1:* http://localhost:* http://[::1]:*; frame-ancestors 'none'; base-uri 'none'";
+
+  it('allows no images at all without a logo', () => {
+    expect(contentSecurityPolicy()).toBe(STRICT);
+    expect(pageSecurityHeaders([])).toBe(PAGE_SECURITY_HEADERS);
+  });
+
+  it("allows only the logo's origin for images, and changes nothing else", () => {
+    const logo: Branding = toBranding({ name: 'Demo Academy' }, { logo_url: 'https://cdn.example.com/l.png' }, ORIGIN);
+    const headers = pageSecurityHeaders(imageSourcesOf(logo));
+    expect(headers['content-security-policy']).toBe(STRICT.replace("default-src 'none'; ", "default-src 'none'; img-src https://cdn.example.com; "));
+    expect({ ...headers, 'content-security-policy': STRICT }).toEqual(PAGE_SECURITY_HEADERS);
   });
 });

@@ -1,9 +1,8 @@
 import { SCOPE_GROUPS, SCOPES, isScope, type ScopeGroup } from '@platform/scopes';
 import { Eta } from 'eta';
+import { type Branding, DEFAULT_BRANDING } from '../branding/branding';
+import { themeStyle } from '../branding/theme';
 import { CONSENT_TEMPLATE, ERROR_TEMPLATE, LAYOUT_TEMPLATE, LOGIN_TEMPLATE } from './templates';
-
-/** Shown when the school is not known yet (before sign-in). */
-export const DEFAULT_BRAND = 'Course Platform';
 
 // autoEscape is eta's default; set explicitly because the pages' safety depends on it.
 const eta = new Eta({ autoEscape: true, cache: true, useWith: false });
@@ -15,6 +14,16 @@ eta.loadTemplate('@error', ERROR_TEMPLATE);
 /** Form fields carried through a page unchanged (the pending authorization request). */
 export type HiddenFields = ReadonlyArray<readonly [name: string, value: string]>;
 
+/** What the layout shows of the school: its name, theme and logo. */
+function layoutData(branding: Branding) {
+  return { brand: branding.name, themeStyle: themeStyle(branding.theme), logo: branding.logo };
+}
+
+/** The CSP img-src sources a page with this branding needs: the logo's origin, if any. */
+export function imageSourcesOf(branding: Branding): string[] {
+  return branding.logo ? [branding.logo.cspSource] : [];
+}
+
 export interface LoginPageData {
   clientName: string;
   action: string;
@@ -23,15 +32,21 @@ export interface LoginPageData {
   /** Pre-filled after a failed attempt. */
   email?: string;
   error?: string;
+  /** The error is about the credentials: both fields are marked invalid. */
+  invalid?: boolean;
+  /** The default school's, before sign-in. */
+  branding?: Branding;
 }
 
-export function renderLoginPage(data: LoginPageData): string {
+export function renderLoginPage({ branding = DEFAULT_BRANDING, ...data }: LoginPageData): string {
   return eta.render('@login', {
     title: 'Sign in',
-    brand: DEFAULT_BRAND,
-    email: '',
     error: undefined,
+    invalid: false,
     ...data,
+    // After the spread: an explicit `email: undefined` would otherwise render as "undefined".
+    email: data.email ?? '',
+    ...layoutData(branding),
   });
 }
 
@@ -47,6 +62,8 @@ export interface ConsentPageData {
   csrfToken: string;
   hidden: HiddenFields;
   error?: string;
+  /** The signed-in user's school's. */
+  branding?: Branding;
 }
 
 export interface ScopeGroupView {
@@ -69,12 +86,12 @@ export function describeScopes(scopes: readonly string[]): ScopeGroupView[] {
   return [...groups.values()].filter((group) => group.scopes.length > 0);
 }
 
-export function renderConsentPage(data: ConsentPageData): string {
+export function renderConsentPage({ branding = DEFAULT_BRANDING, ...data }: ConsentPageData): string {
   return eta.render('@consent', {
     title: `Allow ${data.clientName}`,
-    brand: data.schoolName ?? DEFAULT_BRAND,
     error: undefined,
     ...data,
+    ...layoutData(branding),
     groups: describeScopes(data.scopes),
   });
 }
@@ -87,10 +104,14 @@ export interface ErrorPageData {
   advice?: string;
 }
 
+/**
+ * Always in the platform's neutral branding: the request failed before (or regardless of)
+ * any school, and a page about a broken request should not look like the school's.
+ */
 export function renderErrorPage(data: ErrorPageData): string {
   return eta.render('@error', {
     title: 'Sign-in problem',
-    brand: DEFAULT_BRAND,
+    ...layoutData(DEFAULT_BRANDING),
     heading: 'This sign-in request cannot be completed',
     advice: 'Go back to the application you came from and start the sign-in again. If this keeps happening, contact the developer of that application.',
     code: undefined,

@@ -1,8 +1,9 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, Optional } from '@nestjs/common';
 import type { TokenResponse } from '@platform/contracts';
 import { UnsupportedGrantTypeError } from '@platform/oauth-errors';
 import { ClientAuthenticator } from '../client-auth/client-authenticator';
 import { FormParams } from '../client-auth/form-params';
+import { AuthMetrics } from '../observability/auth-metrics';
 import { AuthorizationCodeGrant } from './grants/authorization-code.grant';
 import type { GrantHandler } from './grants/grant-handler';
 import { RefreshTokenGrant } from './grants/refresh-token.grant';
@@ -16,6 +17,8 @@ export class TokenService {
     private readonly clientAuth: ClientAuthenticator,
     authorizationCode: AuthorizationCodeGrant,
     refreshToken: RefreshTokenGrant,
+    // Optional: test modules built without the app's ObservabilityModule still work.
+    @Optional() private readonly metrics?: AuthMetrics,
   ) {
     this.grants = new Map([authorizationCode, refreshToken].map((grant) => [grant.grantType, grant]));
   }
@@ -29,6 +32,8 @@ export class TokenService {
       clientId: params.optional('client_id', 64),
       clientSecret: params.optional('client_secret', 256),
     });
-    return grant.handle(client, params);
+    const response = await grant.handle(client, params);
+    this.metrics?.tokenIssued(grantType);
+    return response;
   }
 }

@@ -25,6 +25,8 @@ describe('loadResourceConfig', () => {
       storage: { maxUploadBytes: 5 * 1024 * 1024 },
       embedded: false,
       seedDemoData: false,
+      authServerUrl: 'http://127.0.0.1:3001',
+      operations: { logLevel: 'info', healthCheckTimeoutMs: 1000, shutdownTimeoutMs: 8000 },
     });
     expect(config.storage.dir).toMatch(/\.data\/resource\/storage$/);
   });
@@ -49,6 +51,9 @@ describe('loadResourceConfig', () => {
     ['RESOURCE_PORT', { ...minimal, RESOURCE_PORT: 'eighty' }],
     ['UPLOAD_MAX_BYTES', { ...minimal, UPLOAD_MAX_BYTES: '-1' }],
     ['SEED_DEMO_DATA', { ...minimal, SEED_DEMO_DATA: 'yes' }],
+    ['LOG_LEVEL', { ...minimal, LOG_LEVEL: 'verbose' }],
+    ['HEALTH_CHECK_TIMEOUT_MS', { ...minimal, HEALTH_CHECK_TIMEOUT_MS: 'fast' }],
+    ['SHUTDOWN_TIMEOUT_MS', { ...minimal, SHUTDOWN_TIMEOUT_MS: '-5' }],
   ])('names %s when it is missing or malformed', (variable, env) => {
     expect(() => loadResourceConfig(env)).toThrow(ConfigError);
     expect(() => loadResourceConfig(env)).toThrow(variable);
@@ -58,7 +63,22 @@ describe('loadResourceConfig', () => {
     ['SEED_DEMO_DATA', { SEED_DEMO_DATA: 'true', STORAGE_DIR: '/srv/files' }],
     ['EMBEDDED_MODE', { EMBEDDED_MODE: 'true', SEED_DEMO_DATA: 'false', STORAGE_DIR: '/srv/files' }],
     ['STORAGE_DIR', {}],
+    ['INTROSPECTION_CLIENT_SECRET', { STORAGE_DIR: '/srv/files', INTROSPECTION_CLIENT_SECRET: 'x'.repeat(31) }],
   ])('refuses development settings in production: %s', (variable, env) => {
-    expect(() => loadResourceConfig({ ...minimal, NODE_ENV: 'production', ...env })).toThrow(variable);
+    const load = () => loadResourceConfig({ ...minimal, NODE_ENV: 'production', ...env });
+    expect(load).toThrow(ConfigError);
+    expect(load).toThrow(new RegExp(`^${variable}: `));
+  });
+
+  it('starts in production with a real database, a storage directory and a 32-character secret', () => {
+    const config = loadResourceConfig({
+      ...minimal,
+      NODE_ENV: 'production',
+      PUBLIC_BASE_URL: 'https://academy.example',
+      STORAGE_DIR: '/srv/files',
+      INTROSPECTION_CLIENT_SECRET: 'x'.repeat(32),
+      LOG_LEVEL: 'warn',
+    });
+    expect(config).toMatchObject({ env: 'production', embedded: false, seedDemoData: false, operations: { logLevel: 'warn' } });
   });
 });

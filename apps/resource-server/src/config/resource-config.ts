@@ -1,3 +1,4 @@
+import { operationsConfig, operationsEnv, type OperationsConfig } from '@platform/observability';
 import { isAbsolute, resolve } from 'node:path';
 import { z } from 'zod';
 import { resolvePricingFile } from '../documents/pricing';
@@ -36,7 +37,12 @@ const EnvSchema = z.object({
   EMBEDDED_MODE: booleanFlag.default(false),
   /** Seed the demo schools (refused in production). */
   SEED_DEMO_DATA: booleanFlag.optional(),
+  /** LOG_LEVEL, HEALTH_CHECK_TIMEOUT_MS, SHUTDOWN_TIMEOUT_MS. */
+  ...operationsEnv,
 });
+
+/** The secret this server presents on every introspection: long enough not to be guessed. */
+const PRODUCTION_SECRET_LENGTH = 32;
 
 export interface ResourceConfig {
   env: 'development' | 'test' | 'production';
@@ -48,6 +54,8 @@ export interface ResourceConfig {
   resourceMetadataUrl: string;
   database: { url: string; poolSize: number };
   redisUrl?: string;
+  /** Internal base URL of the authorization server (introspection; readiness asks its /healthz). */
+  authServerUrl: string;
   introspection: {
     endpoint: string;
     clientId: string;
@@ -61,6 +69,7 @@ export interface ResourceConfig {
   storage: { dir: string; maxUploadBytes: number };
   embedded: boolean;
   seedDemoData: boolean;
+  operations: OperationsConfig;
 }
 
 export class ConfigError extends Error {}
@@ -81,7 +90,11 @@ export function loadResourceConfig(env: NodeJS.ProcessEnv = process.env): Resour
     if (seedDemoData) throw new ConfigError('SEED_DEMO_DATA: the demo schools are never created in production');
     if (e.EMBEDDED_MODE) throw new ConfigError('EMBEDDED_MODE: production needs a real PostgreSQL');
     if (!e.STORAGE_DIR) throw new ConfigError('STORAGE_DIR: production needs a directory for uploaded files');
+    if (e.INTROSPECTION_CLIENT_SECRET.length < PRODUCTION_SECRET_LENGTH) {
+      throw new ConfigError(`INTROSPECTION_CLIENT_SECRET: production needs at least ${PRODUCTION_SECRET_LENGTH} characters`);
+    }
   }
+  const authServerUrl = e.AUTH_SERVER_URL.replace(/\/+$/, '');
   const storageDir = e.STORAGE_DIR ?? DEVELOPMENT_STORAGE_DIR;
   return {
     env: e.NODE_ENV,
@@ -91,8 +104,9 @@ export function loadResourceConfig(env: NodeJS.ProcessEnv = process.env): Resour
     resourceMetadataUrl: `${resource}/.well-known/oauth-protected-resource`,
     database: { url: e.DATABASE_URL, poolSize: e.EMBEDDED_MODE ? 1 : e.DATABASE_POOL_SIZE },
     redisUrl: e.REDIS_URL,
+    authServerUrl,
     introspection: {
-      endpoint: `${e.AUTH_SERVER_URL.replace(/\/+$/, '')}/api/oauth/introspect`,
+      endpoint: `${authServerUrl}/api/oauth/introspect`,
       clientId: e.INTROSPECTION_CLIENT_ID,
       clientSecret: e.INTROSPECTION_CLIENT_SECRET,
       cacheTtlSeconds: e.INTROSPECTION_CACHE_TTL_SECONDS,
@@ -106,6 +120,7 @@ export function loadResourceConfig(env: NodeJS.ProcessEnv = process.env): Resour
     },
     embedded: e.EMBEDDED_MODE,
     seedDemoData,
+    operations: operationsConfig(e),
   };
 }
 

@@ -1,4 +1,4 @@
-import { Inject, Injectable, OnModuleDestroy } from '@nestjs/common';
+import { Inject, Injectable, type OnApplicationShutdown } from '@nestjs/common';
 import { PrismaPg } from '@prisma/adapter-pg';
 import { RESOURCE_CONFIG, type ResourceConfig } from '../config/resource-config';
 import { PrismaClient } from '../generated/prisma/client';
@@ -8,7 +8,7 @@ import { PrismaClient } from '../generated/prisma/client';
  * serves one session at a time, so its pool is 1 (see ResourceConfig.database.poolSize).
  */
 @Injectable()
-export class PrismaService extends PrismaClient implements OnModuleDestroy {
+export class PrismaService extends PrismaClient implements OnApplicationShutdown {
   constructor(@Inject(RESOURCE_CONFIG) config: ResourceConfig) {
     super({
       adapter: new PrismaPg({
@@ -19,7 +19,11 @@ export class PrismaService extends PrismaClient implements OnModuleDestroy {
     });
   }
 
-  async onModuleDestroy(): Promise<void> {
+  /**
+   * Not onModuleDestroy: Nest runs that before it closes the HTTP server, while requests are
+   * still in flight. Shutdown hooks run after the server has finished them.
+   */
+  async onApplicationShutdown(): Promise<void> {
     await this.$disconnect();
   }
 }

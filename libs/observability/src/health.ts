@@ -1,0 +1,106 @@
+import {
+  type ArgumentsHost,
+  Catch,
+  type ExceptionFilter,
+  Injectable,
+  Logger,
+  ServiceUnavailableException,
+} from '@nestjs/common';
+import { type HealthIndicatorResult, HealthIndicatorService } from '@nestjs/terminus';
+import type { FastifyReply } from 'fastify';
+import { createClient, type RedisClientType } from 'redis';
+
+export type Probe = (signal: AbortSignal) => Promise<unknown>;
+
+/**
+ * Runs readiness checks, each against a deadline. The answer says only up or down (it is
+ * reachable through the public origin at /<service>/readyz); the cause is logged.
+ */
+@Injectable()
+export class ReadinessProbes {
+  private readonly logger = new Logger('Readiness');
+
+  constructor(private readonly indicators: HealthIndicatorService) {}
+
+  async check(key: string, probe: Probe, timeoutMs: number): Promise<HealthIndicatorResult> {
+    const indicator = this.indicators.check(key);
+    const signal = AbortSignal.timeout(timeoutMs);
+    try {
+      await withDeadline(probe(signal), signal);
+      return indicator.up();
+    } catch (error) {
+      const message = signal.aborted ? `no answer within ${timeoutMs} ms` : 'unavailable';
+      this.logger.warn(`${key} is not ready: ${signal.aborted ? message : describe(error)}`);
+      return indicator.down({ message });
+    }
+  }
+}
+
+function withDeadline<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    work.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+  });
+}
+
+function describe(error: unknown): string {
+  return error instanceof Error ? error.message || error.name : String(error);
+}
+
+/** GET a URL (another service's /healthz); anything but 2xx is down. */
+export async function httpProbe(url: string, signal: AbortSignal): Promise<void> {
+  const response = await fetch(url, { signal, headers: { accept: 'application/json' } });
+  await response.body?.cancel();
+  if (!response.ok) throw new Error(`${url} answered ${response.status}`);
+}
+
+/**
+ * A Redis connection of its own for PING, so that readiness asks Redis itself rather than
+ * whatever state another client is in. Fails fast while Redis is away and reconnects alone.
+ */
+export class RedisPing {
+  private readonly client: RedisClientType;
+
+  constructor(url: string) {
+    this.client = createClient({
+      url,
+      disableOfflineQueue: true,
+      socket: { connectTimeout: 1_000, reconnectStrategy: (retries: number) => Math.min(100 * 2 ** retries, 2_000) },
+    });
+    // Reported by the readiness check, not on every reconnection attempt.
+    this.client.on('error', () => undefined);
+  }
+
+  /** Not awaited: the service starts while Redis is down, and is simply not ready. */
+  start(): void {
+    this.client.connect().catch(() => undefined);
+  }
+
+  async ping(): Promise<void> {
+    if (!this.client.isReady) throw new Error('not connected to Redis');
+    await this.client.ping();
+  }
+
+  async close(): Promise<void> {
+    if (this.client.isReady) await this.client.close().catch(() => this.client.destroy());
+    else if (this.client.isOpen) this.client.destroy();
+  }
+}
+
+/**
+ * Terminus answers a failed check by throwing a 503 whose body is the report. The services'
+ * global filter would turn it into an OAuth error body; on the health routes the report
+ * itself is the answer.
+ */
+@Catch(ServiceUnavailableException)
+export class HealthReportFilter implements ExceptionFilter {
+  catch(exception: ServiceUnavailableException, host: ArgumentsHost): void {
+    void host
+      .switchToHttp()
+      .getResponse<FastifyReply>()
+      .status(503)
+      .header('cache-control', 'no-store')
+      .send(exception.getResponse());
+  }
+}

@@ -1,0 +1,96 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import pino from 'pino';
+import { pinoHttp, type Options } from 'pino-http';
+import { baseLoggerOptions, nestLoggerParams } from './http-logging';
+
+type Line = Record<string, unknown> & { level: string; msg: string; reqId?: string };
+
+/** A pino destination the test reads back, one parsed JSON object per line. */
+function collector() {
+  const lines: Line[] = [];
+  return { lines, stream: { write: (chunk: string) => void lines.push(JSON.parse(chunk) as Line) } };
+}
+
+describe('request logs of a service (pino-http through nestjs-pino parameters)', () => {
+  const { lines, stream } = collector();
+  let server: Server;
+  let origin: string;
+
+  beforeAll(async () => {
+    const [options] = nestLoggerParams({ service: 'test-service', level: 'debug', destination: stream }).pinoHttp as [Options];
+    const middleware = pinoHttp(options, stream);
+    server = createServer((req, res) => {
+      middleware(req, res);
+      req.log.info('handling');
+      if (req.url?.startsWith('/redirect')) {
+        res.setHeader('set-cookie', 'sid=cookie-value-123; HttpOnly');
+        res.writeHead(302, { location: 'http://127.0.0.1:8765/callback?code=the-code-456&state=the-state' }).end();
+      } else if (req.url === '/boom') {
+        res.writeHead(503).end();
+      } else {
+        res.writeHead(200).end('ok');
+      }
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+
+  afterAll(async () => {
+    await new Promise((resolve) => server.close(resolve));
+  });
+
+  const completed = (id: string) => lines.find((line) => line.reqId === id && line.msg === 'request completed') as Line & {
+    req: { url: string; headers: Record<string, string> };
+    res: { headers: Record<string, string> };
+  };
+
+  it('tags every line of a request with the incoming x-request-id', async () => {
+    await fetch(`${origin}/api/v1/courses`, { headers: { 'x-request-id': 'trace-abc' } });
+    const own = lines.filter((line) => line.reqId === 'trace-abc');
+    expect(own.map((line) => line.msg)).toEqual(['handling', 'request completed']);
+    expect(own[0]).not.toHaveProperty('req');
+    expect(own[1]).toMatchObject({ level: 'info', service: 'test-service', req: { method: 'GET', url: '/api/v1/courses' } });
+  });
+
+  it('redacts credentials and never logs the query or the redirect’s code', async () => {
+    await fetch(`${origin}/redirect?code_challenge=challenge-789&state=state-000`, {
+      redirect: 'manual',
+      headers: { 'x-request-id': 'trace-redirect', authorization: 'Bearer token-value-111', cookie: 'sid=cookie-value-222' },
+    });
+    const line = completed('trace-redirect');
+    expect(line.req.url).toBe('/redirect');
+    expect(line.req.headers['authorization']).toBe('[Redacted]');
+    expect(line.req.headers['cookie']).toBe('[Redacted]');
+    expect(line.res.headers['set-cookie']).toBe('[Redacted]');
+    expect(line.res.headers['location']).toBe('http://127.0.0.1:8765/callback?[Redacted]');
+    const everything = JSON.stringify(lines);
+    for (const secret of ['token-value-111', 'cookie-value-', 'the-code-456', 'the-state', 'challenge-789', 'state-000']) {
+      expect(everything).not.toContain(secret);
+    }
+  });
+
+  it('logs probes at debug and server errors at error', async () => {
+    await fetch(`${origin}/healthz`, { headers: { 'x-request-id': 'trace-probe' } });
+    await fetch(`${origin}/boom`, { headers: { 'x-request-id': 'trace-boom' } });
+    expect(completed('trace-probe').level).toBe('debug');
+    expect(completed('trace-boom')).toMatchObject({ level: 'error', res: { statusCode: 503 } });
+    expect(completed('trace-boom')).not.toHaveProperty('err');
+  });
+
+  it('mints a request id when the caller sent none', async () => {
+    const before = lines.length;
+    await fetch(`${origin}/api/v1/courses`);
+    expect(lines.slice(before).at(-1)?.reqId).toMatch(/^[0-9a-f-]{36}$/);
+  });
+});
+
+describe('baseLoggerOptions', () => {
+  it('redacts credentials in any line that carries headers', () => {
+    const { lines, stream } = collector();
+    const logger = pino(baseLoggerOptions({ service: 's', level: 'info' }), stream);
+    logger.info({ req: { headers: { authorization: 'Basic c2VjcmV0', accept: '*/*' } } }, 'x');
+    expect(lines[0]).toMatchObject({ level: 'info', service: 's', req: { headers: { authorization: '[Redacted]', accept: '*/*' } } });
+    expect(typeof lines[0]['time']).toBe('string');
+  });
+});

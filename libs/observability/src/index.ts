@@ -1,0 +1,18 @@
+export {
+  DEFAULT_OPERATIONS,
+  LOG_LEVELS,
+  operationsConfig,
+  operationsEnv,
+  pinoLevelOf,
+  type LogLevel,
+  type OperationsConfig,
+} from './operations-config';
+export { REQUEST_ID_HEADER, requestIdFrom } from './request-id';
+export { echoRequestId, genReqId } from './request-context';
+export { censor, pathOf, REDACT_PATHS, REDACTED } from './redaction';
+export { isOperationalPath, OPERATIONAL_PATHS } from './operational-paths';
+export { baseLoggerOptions, fastifyLoggerOptions, nestLoggerParams, requestLogLevel, type LoggingOptions } from './http-logging';
+export { instrumentHttp, METRICS_CONTENT_TYPE, ServiceMetrics, UNMATCHED_ROUTE } from './metrics';
+export { HealthReportFilter, httpProbe, ReadinessProbes, RedisPing, type Probe } from './health';
+export { installShutdownDeadline } from './shutdown';
+export { closeConnectionsWhenIdle } from './graceful-close';

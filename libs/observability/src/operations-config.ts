@@ -1,0 +1,64 @@
+import { z } from 'zod';
+
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+/**
+ * The variables of running a service in production, spread into each service's zod schema so
+ * that both validate them alike (a bad value stops the service with a message naming it).
+ */
+export const operationsEnv = {
+  /** pino level of the JSON logs on stdout. */
+  LOG_LEVEL: z.enum(LOG_LEVELS).default('info'),
+  /** Deadline of each readiness check (database, Redis, authorization server). */
+  HEALTH_CHECK_TIMEOUT_MS: z.coerce.number().int().min(50).max(10_000).default(1_000),
+  /**
+   * How long SIGTERM may take before the process gives up and exits 1; below the 10 s after
+   * which the launcher and `docker stop` send SIGKILL, so a stuck shutdown says why.
+   */
+  SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(1_000).max(300_000).default(8_000),
+};
+
+export interface OperationsConfig {
+  logLevel: LogLevel;
+  healthCheckTimeoutMs: number;
+  shutdownTimeoutMs: number;
+}
+
+export const DEFAULT_OPERATIONS: OperationsConfig = Object.freeze({
+  logLevel: 'info',
+  healthCheckTimeoutMs: 1_000,
+  shutdownTimeoutMs: 8_000,
+});
+
+export function operationsConfig(env: {
+  LOG_LEVEL: LogLevel;
+  HEALTH_CHECK_TIMEOUT_MS: number;
+  SHUTDOWN_TIMEOUT_MS: number;
+}): OperationsConfig {
+  return {
+    logLevel: env.LOG_LEVEL,
+    healthCheckTimeoutMs: env.HEALTH_CHECK_TIMEOUT_MS,
+    shutdownTimeoutMs: env.SHUTDOWN_TIMEOUT_MS,
+  };
+}
+
+type NestLogLevel = 'verbose' | 'debug' | 'log' | 'warn' | 'error' | 'fatal';
+
+const NEST_TO_PINO: [NestLogLevel, LogLevel][] = [
+  ['verbose', 'trace'],
+  ['debug', 'debug'],
+  ['log', 'info'],
+  ['warn', 'warn'],
+  ['error', 'error'],
+  ['fatal', 'fatal'],
+];
+
+/**
+ * Nest's `logger` option (a list of levels, or false) as one pino level: the most verbose
+ * level listed. Lets callers, tests above all, keep writing `logger: ['error']`.
+ */
+export function pinoLevelOf(levels: readonly NestLogLevel[] | false): LogLevel {
+  if (levels === false) return 'silent';
+  return NEST_TO_PINO.find(([nest]) => levels.includes(nest))?.[1] ?? 'silent';
+}

@@ -1,0 +1,224 @@
+#!/usr/bin/env node
+// `npm run test:compose`: the platform end-to-end suite against the docker-compose.yml stack.
+//   1. builds the images and starts the stack under its own project name, with a throwaway env
+//      file (fresh secrets, NODE_ENV=test, the demo accounts the suite signs in with, the gateway
+//      on a free 127.0.0.1 port that is also PUBLIC_BASE_URL), waiting until every service is
+//      healthy and the migration job has completed;
+//   2. runs apps/platform-e2e with E2E_BASE_URL pointing at the gateway;
+//   3. removes the stack and its volumes; exits with the suite's code.
+// Needs a Docker engine (Compose v2, or docker-compose 1.29); without one it says so and exits 1.
+// Extra arguments go to jest (e.g. -t "revocation"). TEST_COMPOSE_KEEP=1 leaves the stack running.
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import envTools from './generate-env.cjs';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '../..');
+const PROJECT = process.env.TEST_COMPOSE_PROJECT || 'course-platform-e2e';
+const KEEP = process.env.TEST_COMPOSE_KEEP === '1';
+const WAIT_SECONDS = Number(process.env.TEST_COMPOSE_WAIT_SECONDS || 600);
+
+/**
+ * @typedef {{ command: string, prefix: string[], v2: boolean, base: string[] }} Compose
+ */
+
+/** @param {string} message */
+const log = (message) => console.log(`test:compose: ${message}`);
+
+/**
+ * @param {string} command
+ * @param {string[]} args
+ */
+function capture(command, args) {
+  const result = spawnSync(command, args, { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+  return { ok: !result.error && result.status === 0, stdout: result.stdout ?? '', stderr: result.stderr ?? '', error: result.error };
+}
+
+/** The Docker engine answers (the client alone is not enough). */
+function checkEngine() {
+  const info = capture('docker', ['info', '--format', '{{.ServerVersion}}']);
+  if (info.ok && info.stdout.trim()) return info.stdout.trim();
+  const reason = /** @type {NodeJS.ErrnoException | undefined} */ (info.error)?.code === 'ENOENT' ? 'the docker CLI is not installed' : (info.stderr || info.stdout).trim().split('\n')[0];
+  console.error(
+    [
+      'test:compose: no Docker engine is reachable, so the stack cannot be built or started here.',
+      `  (docker info: ${reason || 'no answer'})`,
+      '  Run it on a machine with a running Docker engine (Docker Desktop, or dockerd with the compose plugin).',
+      '  Static checks that need no engine: npx jest -c tools/containers/jest.config.cjs, and',
+      '  node tools/containers/generate-env.cjs --out /tmp/compose.env && docker-compose --env-file /tmp/compose.env config -q',
+    ].join('\n'),
+  );
+  process.exit(1);
+}
+
+/**
+ * `docker compose` (v2) when present, else `docker-compose` (1.29).
+ * @returns {{ command: string, prefix: string[], v2: boolean }}
+ */
+function composeCommand() {
+  if (capture('docker', ['compose', 'version']).ok) return { command: 'docker', prefix: ['compose'], v2: true };
+  if (capture('docker-compose', ['version']).ok) return { command: 'docker-compose', prefix: [], v2: false };
+  console.error('test:compose: neither `docker compose` nor `docker-compose` is installed.');
+  process.exit(1);
+}
+
+/** @returns {Promise<number>} */
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = /** @type {import('node:net').AddressInfo} */ (server.address());
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/**
+ * @param {string} command
+ * @param {string[]} args
+ * @param {NodeJS.ProcessEnv | undefined} env
+ * @returns {Promise<number>}
+ */
+function runInherit(command, args, env) {
+  return new Promise((resolve) => {
+    const child = spawn(command, args, { cwd: root, env, stdio: 'inherit' });
+    state.child = child;
+    child.once('error', (error) => {
+      console.error(`test:compose: ${command}: ${error.message}`);
+      resolve(1);
+    });
+    child.once('exit', (code, signal) => {
+      state.child = undefined;
+      resolve(code ?? (signal ? 1 : 0));
+    });
+  });
+}
+
+/** @param {number} ms */
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * docker-compose 1.29 has no `up --wait`: its `up -d` already waits for the depends_on
+ * conditions of each service it starts; this waits for the rest (the gateway's own health).
+ * @param {Compose} compose
+ */
+async function waitHealthy(compose) {
+  const deadline = Date.now() + WAIT_SECONDS * 1000;
+  for (;;) {
+    const ids = capture(compose.command, [...compose.base, 'ps', '-q']).stdout.split('\n').filter(Boolean);
+    const states = ids.map((id) => {
+      const format = '{{.Name}}|{{.State.Status}}|{{if .State.Health}}{{.State.Health.Status}}{{end}}|{{.State.ExitCode}}';
+      const [name, status, health, exitCode] = capture('docker', ['inspect', '--format', format, id]).stdout.trim().split('|');
+      return { name, status, health, exitCode: Number(exitCode) };
+    });
+    const failed = states.find((s) => (s.status === 'exited' && s.exitCode !== 0) || s.health === 'unhealthy');
+    if (failed) throw new Error(`${failed.name} is ${failed.health || `${failed.status} (exit ${failed.exitCode})`}`);
+    const pending = states.filter((s) => !(s.status === 'exited' ? s.exitCode === 0 : s.status === 'running' && (!s.health || s.health === 'healthy')));
+    if (states.length > 0 && pending.length === 0) return;
+    if (Date.now() > deadline) throw new Error(`not healthy after ${WAIT_SECONDS} s: ${pending.map((s) => `${s.name} ${s.health || s.status}`).join(', ')}`);
+    await sleep(2000);
+  }
+}
+
+/**
+ * @type {{ child?: import('node:child_process').ChildProcess, compose?: Compose, env?: NodeJS.ProcessEnv, tempDir?: string, stopping: boolean }}
+ */
+const state = { stopping: false };
+
+async function teardown() {
+  if (state.compose && !KEEP) {
+    log('removing the stack and its volumes');
+    await runInherit(state.compose.command, [...state.compose.base, 'down', '-v', '--remove-orphans'], state.env);
+  } else if (state.compose) {
+    log(`leaving the stack up (TEST_COMPOSE_KEEP=1): ${state.compose.command} ${state.compose.base.join(' ')} down -v`);
+  }
+  if (state.tempDir && !KEEP) rmSync(state.tempDir, { recursive: true, force: true });
+}
+
+/** @param {Compose} compose */
+async function printLogs(compose) {
+  log('last log lines of the stack:');
+  await runInherit(compose.command, [...compose.base, 'logs', '--no-color', '--tail=100'], state.env);
+}
+
+async function main() {
+  const engine = checkEngine();
+  const command = composeCommand();
+  const port = Number(process.env.GATEWAY_PUBLISH_PORT) || (await freePort());
+  const baseUrl = `http://127.0.0.1:${port}`;
+
+  // NODE_ENV=test: the auth server accepts an http issuer and the demo accounts the suite uses
+  // (both refused in production). Everything else is the production configuration.
+  const values = {
+    ...envTools.generateSecrets(),
+    NODE_ENV: 'test',
+    PUBLIC_BASE_URL: baseUrl,
+    GATEWAY_PUBLISH_ADDRESS: '127.0.0.1',
+    GATEWAY_PUBLISH_PORT: String(port),
+    SEED_DEMO_DATA: 'true',
+    LOG_LEVEL: 'warn',
+  };
+  const tempDir = mkdtempSync(join(tmpdir(), 'test-compose-'));
+  state.tempDir = tempDir;
+  const envFile = join(tempDir, 'compose.env');
+  writeFileSync(envFile, envTools.renderEnvFile(readFileSync(join(root, '.env.example'), 'utf8'), values), { mode: 0o600 });
+  // Variables of the calling shell win over the env file in Compose: set them to the same values.
+  state.env = { ...process.env, ...values };
+  /** @type {Compose} */
+  const compose = { ...command, base: [...command.prefix, '--env-file', envFile, '-p', PROJECT, '-f', join(root, 'docker-compose.yml')] };
+  state.compose = compose;
+
+  log(`Docker ${engine}, ${compose.v2 ? 'Compose v2' : 'docker-compose 1.x'}; project ${PROJECT}; gateway on ${baseUrl}`);
+  capture(compose.command, [...compose.base, 'down', '-v', '--remove-orphans']); // a previous run's leftovers
+
+  const up = ['up', '-d', '--build'];
+  if (compose.v2) {
+    up.push('--wait');
+    if (capture(compose.command, [...compose.prefix, 'up', '--help']).stdout.includes('--wait-timeout')) up.push('--wait-timeout', String(WAIT_SECONDS));
+  }
+  let upCode = await runInherit(compose.command, [...compose.base, ...up], state.env);
+  if (upCode === 0 && !compose.v2) {
+    try {
+      await waitHealthy(compose);
+    } catch (error) {
+      console.error(`test:compose: ${error instanceof Error ? error.message : error}`);
+      upCode = 1;
+    }
+  }
+  if (upCode !== 0) {
+    console.error('test:compose: the stack did not become healthy');
+    await printLogs(compose);
+    return 1;
+  }
+
+  log(`the stack is healthy; running apps/platform-e2e against ${baseUrl}`);
+  const jest = [join(root, 'node_modules/jest/bin/jest.js'), '-c', join(root, 'apps/platform-e2e/jest.config.cjs'), ...process.argv.slice(2)];
+  const code = await runInherit(process.execPath, jest, { ...process.env, E2E_BASE_URL: baseUrl });
+  if (code !== 0) await printLogs(compose);
+  log(`the end-to-end suite exited with ${code}`);
+  return code;
+}
+
+for (const signal of /** @type {NodeJS.Signals[]} */ (['SIGINT', 'SIGTERM'])) {
+  process.on(signal, () => {
+    if (state.stopping) return;
+    state.stopping = true;
+    state.child?.kill(signal);
+    void teardown().then(() => process.exit(130));
+  });
+}
+
+main()
+  .then(async (code) => {
+    await teardown();
+    process.exit(code);
+  })
+  .catch(async (error) => {
+    console.error(`test:compose: ${error instanceof Error ? error.stack : error}`);
+    await teardown();
+    process.exit(1);
+  });
