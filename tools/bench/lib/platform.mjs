@@ -1,0 +1,307 @@
+// Starts what the bench measures, each service as its own `node dist/apps/<app>/main.js` with
+// the environment tools/platform/start.mjs would give it (so the pid measured is the service's
+// own), pinned to the services' core; plus panva's oidc-provider. Stops all of it.
+import { fork, spawnSync } from 'node:child_process';
+import { generateKeyPairSync, randomBytes } from 'node:crypto';
+import { mkdirSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import pg from 'pg';
+import { prepareServerDatabases } from '../../platform/databases.mjs';
+import { relayEventBus, waitUntilListening } from '../../platform/processes.mjs';
+import { existingServices, mainOf } from '../../platform/services.mjs';
+import { freePort } from './system.mjs';
+
+const here = dirname(fileURLToPath(import.meta.url));
+export const ROOT = join(here, '../../..');
+const PROBE = join(here, '../probe.cjs');
+
+export function build() {
+  const nx = join(ROOT, 'node_modules/nx/dist/bin/nx.js');
+  const projects = ['auth-server', 'resource-server', 'gateway', 'embedded-postgres'];
+  const result = spawnSync(process.execPath, [nx, 'run-many', '-t', 'build', '-p', ...projects, '--output-style=static'], {
+    cwd: ROOT,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    encoding: 'utf8',
+  });
+  if (result.status !== 0) throw new Error(`the build failed:\n${result.stdout}\n${result.stderr}`);
+}
+
+function signingJwk() {
+  const jwk = generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ format: 'jwk' });
+  return { ...jwk, kid: `bench-${randomBytes(4).toString('hex')}`, alg: 'RS256', use: 'sig' };
+}
+
+/** A fresh database per service on the server of DATABASE_URL; dropped by the returned function. */
+async function createServerDatabases(serverUrl, suffix) {
+  const names = { auth: `bench_auth_${suffix}`, resource: `bench_resource_${suffix}` };
+  const admin = new pg.Client({ connectionString: serverUrl });
+  await admin.connect();
+  const urls = {};
+  try {
+    for (const [service, name] of Object.entries(names)) {
+      await admin.query(`CREATE DATABASE "${name}"`);
+      const url = new URL(serverUrl);
+      url.pathname = `/${name}`;
+      urls[service] = url.toString();
+    }
+  } finally {
+    await admin.end();
+  }
+  return {
+    urls,
+    names,
+    async drop() {
+      const client = new pg.Client({ connectionString: serverUrl });
+      await client.connect();
+      try {
+        for (const name of Object.values(names)) await client.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+      } finally {
+        await client.end();
+      }
+    },
+  };
+}
+
+function startProcess(name, main, { env, cores, nodeArgs = [], args = [], logFile }) {
+  const log = openSync(logFile, 'a');
+  const execArgv = ['-r', PROBE, ...nodeArgs];
+  const child = fork(main, args, {
+    cwd: ROOT,
+    env,
+    // taskset execs node: the child's pid is the service's own, and the IPC channel survives.
+    execPath: cores ? 'taskset' : process.execPath,
+    execArgv: cores ? ['-c', cores, process.execPath, ...execArgv] : execArgv,
+    stdio: ['ignore', log, log, 'ipc'],
+  });
+  child.serviceName = name;
+  child.logFile = logFile;
+  return child;
+}
+
+function waitForExit(child, ms) {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve(true);
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => resolve(false), ms);
+    child.once('exit', () => {
+      clearTimeout(timer);
+      resolve(true);
+    });
+  });
+}
+
+/** Disconnecting the IPC makes each service close and exit(0) (main.ts), which writes --cpu-prof output. */
+async function stopProcess(child) {
+  if (!child || child.exitCode !== null || child.signalCode !== null) return;
+  if (child.connected) child.disconnect();
+  if (await waitForExit(child, 15_000)) return;
+  child.kill('SIGTERM');
+  if (await waitForExit(child, 5_000)) return;
+  child.kill('SIGKILL');
+  await waitForExit(child, 5_000);
+}
+
+let probeId = 0;
+/** The probe's counters and memory of a process (see probe.cjs). */
+export function probe(child, { gc = false } = {}) {
+  if (!child?.connected) return Promise.resolve(undefined);
+  const id = ++probeId;
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => {
+      child.off('message', onMessage);
+      resolve(undefined);
+    }, 5_000);
+    const onMessage = (message) => {
+      if (message?.type !== 'bench-probe' || message.id !== id) return;
+      clearTimeout(timer);
+      child.off('message', onMessage);
+      resolve(message);
+    };
+    child.on('message', onMessage);
+    child.send({ type: 'bench-probe', id, gc });
+  });
+}
+
+/**
+ * @param {{ pinning, profile?: { dir: string, services: string[] }, log: (line: string) => void }} options
+ */
+export async function startPlatform({ pinning, profile, log }) {
+  const cores = pinning.enabled ? pinning.serverCores : undefined;
+  const work = mkdtempSync(join(tmpdir(), 'bench-'));
+  const logDir = join(work, 'logs');
+  mkdirSync(logDir);
+  const state = { work, logDir, children: {}, dropDatabases: undefined, embeddedDb: undefined };
+  const suffix = randomBytes(4).toString('hex');
+  const embedded = !process.env.DATABASE_URL;
+  const redisUrl = process.env.REDIS_URL || undefined;
+
+  const stop = async () => {
+    const { gateway, op, ...services } = state.children;
+    await Promise.all([stopProcess(gateway), stopProcess(op)]);
+    await Promise.all(Object.values(services).map(stopProcess));
+    await stopProcess(state.embeddedDb);
+    if (state.dropDatabases) await state.dropDatabases().catch((error) => log(`dropping the bench databases failed: ${error.message}`));
+  };
+
+  try {
+    const [gatewayPort, authPort, resourcePort, opPort] = await Promise.all([freePort(), freePort(), freePort(), freePort()]);
+    const services = existingServices(ROOT);
+    let databaseUrls;
+    let databaseDescription;
+    if (embedded) {
+      log('No DATABASE_URL: embedded PostgreSQL (PGlite) per service, in a process pinned with the services.');
+      state.embeddedDb = startProcess('embedded-db', join(here, '../embedded-db.mjs'), {
+        env: { ...process.env },
+        cores,
+        args: [ROOT, join(work, 'data')],
+        logFile: join(logDir, 'embedded-db.log'),
+      });
+      databaseUrls = await new Promise((resolve, reject) => {
+        state.embeddedDb.once('exit', (code) => reject(new Error(`the embedded databases exited (${code}); see ${logDir}`)));
+        state.embeddedDb.on('message', (message) => {
+          if (message?.type === 'embedded-db-ready') resolve(message.urls);
+        });
+      });
+      databaseDescription = 'embedded PostgreSQL (PGlite), pool size 1 per service';
+    } else {
+      const databases = await createServerDatabases(process.env.DATABASE_URL, suffix);
+      state.dropDatabases = databases.drop;
+      log(`DATABASE_URL: fresh databases ${Object.values(databases.names).join(', ')} (dropped afterwards); migrating...`);
+      await prepareServerDatabases(ROOT, services, {
+        ...process.env,
+        AUTH_DATABASE_URL: databases.urls.auth,
+        RESOURCE_DATABASE_URL: databases.urls.resource,
+      });
+      databaseUrls = databases.urls;
+      const version = await serverVersion(process.env.DATABASE_URL);
+      databaseDescription = `PostgreSQL server of DATABASE_URL (${version}), fresh databases, pool size 10 per service`;
+    }
+
+    const publicBaseUrl = `http://127.0.0.1:${gatewayPort}`;
+    const urls = {
+      auth: `http://127.0.0.1:${authPort}`,
+      resource: `http://127.0.0.1:${resourcePort}`,
+      gateway: publicBaseUrl,
+      op: `http://127.0.0.1:${opPort}`,
+    };
+    const secrets = {
+      introspection: randomBytes(24).toString('base64url'),
+      opIntrospection: randomBytes(24).toString('base64url'),
+      opClientCredentials: randomBytes(24).toString('base64url'),
+    };
+    const jwk = signingJwk();
+    const base = { ...process.env };
+    for (const name of ['DATABASE_URL', 'AUTH_DATABASE_URL', 'RESOURCE_DATABASE_URL', 'REDIS_URL', 'OIDC_SIGNING_KEYS_FILE']) delete base[name];
+    const serviceEnv = {
+      ...base,
+      NODE_ENV: 'development',
+      HOST: '127.0.0.1',
+      PUBLIC_BASE_URL: publicBaseUrl,
+      AUTH_PORT: String(authPort),
+      RESOURCE_PORT: String(resourcePort),
+      AUTH_SERVER_URL: urls.auth,
+      RESOURCE_SERVER_URL: urls.resource,
+      INTROSPECTION_CLIENT_SECRET: secrets.introspection,
+      EMBEDDED_MODE: String(embedded),
+      SEED_DEMO_DATA: 'true',
+      STORAGE_DIR: join(work, 'storage'),
+      OIDC_SIGNING_KEYS: JSON.stringify([jwk]),
+      // Codes are prepared before the timed part, possibly minutes before.
+      AUTHORIZATION_CODE_TTL_SECONDS: '3600',
+      ...(redisUrl ? { REDIS_URL: redisUrl } : {}),
+    };
+    const nodeArgsFor = (name) =>
+      profile?.services.includes(name)
+        ? ['--cpu-prof', '--cpu-prof-interval', '100', '--cpu-prof-dir', profile.dir, '--cpu-prof-name', `${name}.cpuprofile`]
+        : [];
+
+    const serviceChildren = [];
+    for (const service of services) {
+      const child = startProcess(service.project, mainOf(ROOT, service.project), {
+        env: { ...serviceEnv, DATABASE_URL: databaseUrls[service.name] },
+        cores,
+        nodeArgs: nodeArgsFor(service.project),
+        logFile: join(logDir, `${service.project}.log`),
+      });
+      state.children[service.name] = child;
+      serviceChildren.push(child);
+    }
+    // Without Redis the services' in-process event bus is bridged through the parent, as npm start does.
+    if (!redisUrl) relayEventBus(serviceChildren);
+    await Promise.all([
+      waitUntilListening(state.children.auth, '127.0.0.1', authPort),
+      waitUntilListening(state.children.resource, '127.0.0.1', resourcePort),
+    ]);
+
+    state.children.gateway = startProcess('gateway', mainOf(ROOT, 'gateway'), {
+      env: { ...base, HOST: '127.0.0.1', PORT: String(gatewayPort), AUTH_SERVER_URL: urls.auth, RESOURCE_SERVER_URL: urls.resource, LOG_LEVEL: 'warn' },
+      cores,
+      nodeArgs: nodeArgsFor('gateway'),
+      logFile: join(logDir, 'gateway.log'),
+    });
+    state.children.op = startProcess('oidc-provider', join(here, '../oidc-provider-server.mjs'), {
+      env: {
+        ...base,
+        NODE_ENV: 'production',
+        PORT: String(opPort),
+        OP_RESOURCE: publicBaseUrl,
+        OP_SIGNING_JWK: JSON.stringify(jwk),
+        OP_INTROSPECTION_CLIENT_SECRET: secrets.opIntrospection,
+        OP_CC_CLIENT_SECRET: secrets.opClientCredentials,
+      },
+      cores,
+      nodeArgs: nodeArgsFor('oidc-provider'),
+      logFile: join(logDir, 'oidc-provider.log'),
+    });
+    await Promise.all([
+      waitUntilListening(state.children.gateway, '127.0.0.1', gatewayPort),
+      waitUntilListening(state.children.op, '127.0.0.1', opPort),
+    ]);
+
+    return {
+      embedded,
+      redis: Boolean(redisUrl),
+      databaseDescription,
+      cacheDescription: redisUrl ? 'Redis of REDIS_URL (shared cache layer) + in-process LRU' : 'in-process LRU only (no REDIS_URL)',
+      urls,
+      secrets,
+      publicBaseUrl,
+      children: state.children,
+      embeddedDb: state.embeddedDb,
+      pid: (name) => state.children[name]?.pid,
+      work,
+      logDir,
+      stop,
+    };
+  } catch (error) {
+    const logs = Object.values(state.children)
+      .map((child) => `--- ${child.serviceName}\n${tail(child.logFile)}`)
+      .join('\n');
+    await stop();
+    throw new Error(`${error.message}\n${logs}`);
+  }
+}
+
+async function serverVersion(url) {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const { rows } = await client.query('SHOW server_version');
+    return `PostgreSQL ${rows[0].server_version.split(' ')[0]}`;
+  } finally {
+    await client.end();
+  }
+}
+
+export function tail(file, chars = 3000) {
+  try {
+    return readFileSync(file, 'utf8').slice(-chars);
+  } catch {
+    return '';
+  }
+}
+
+export function removeWorkDir(dir) {
+  rmSync(dir, { recursive: true, force: true });
+}

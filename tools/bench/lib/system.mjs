@@ -1,0 +1,114 @@
+// The machine, CPU pinning, and what /proc says about a process.
+import { execFileSync, spawnSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import os from 'node:os';
+
+/** Clock ticks per second of /proc/<pid>/stat utime and stime (getconf CLK_TCK, 100 on Linux). */
+export const CLK_TCK = (() => {
+  try {
+    return Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
+  } catch {
+    return 100;
+  }
+})();
+
+function parseCpuList(text) {
+  const cores = [];
+  for (const part of text.trim().split(',')) {
+    const [from, to] = part.split('-').map(Number);
+    for (let core = from; core <= (to ?? from); core += 1) cores.push(core);
+  }
+  return cores;
+}
+
+/**
+ * Services on one core, the load generator on another, when the machine allows: taskset
+ * present and at least two cores in this process's affinity mask.
+ */
+export function cpuPinning(disabled = false) {
+  if (disabled) return { enabled: false, reason: 'disabled with --no-pin' };
+  if (process.platform !== 'linux') return { enabled: false, reason: 'not Linux' };
+  const taskset = spawnSync('taskset', ['-V'], { encoding: 'utf8' });
+  if (taskset.error) return { enabled: false, reason: 'taskset not found (util-linux)' };
+  const status = readFileSync('/proc/self/status', 'utf8');
+  const allowed = parseCpuList(status.match(/^Cpus_allowed_list:\s*(.+)$/m)?.[1] ?? '0');
+  if (allowed.length < 2) return { enabled: false, reason: `only ${allowed.length} core allowed` };
+  return {
+    enabled: true,
+    serverCores: String(allowed[0]),
+    loadCores: String(allowed[1]),
+    reason: `services on core ${allowed[0]}, load generator on core ${allowed[1]}`,
+  };
+}
+
+/** [command, args] running argv on the given cores (or unpinned). taskset execs: the pid is node's. */
+export function pinned(cores, argv) {
+  if (!cores) return [argv[0], argv.slice(1)];
+  return ['taskset', ['-c', cores, ...argv]];
+}
+
+/** utime + stime of a process in seconds (its threads included, its children not). */
+export function cpuSeconds(pid) {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // The command name (field 2) may contain spaces and parentheses: split after the last ')'.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    // fields[0] is field 3 (state); utime and stime are fields 14 and 15.
+    return (Number(fields[11]) + Number(fields[12])) / CLK_TCK;
+  } catch {
+    return Number.NaN;
+  }
+}
+
+/** Resident set size in bytes (VmRSS). */
+export function rssBytes(pid) {
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+    return Number(status.match(/^VmRSS:\s*(\d+)\s*kB/m)?.[1]) * 1024;
+  } catch {
+    return Number.NaN;
+  }
+}
+
+export function machineDescription() {
+  let cpuModel = os.cpus()[0]?.model ?? 'unknown';
+  if (existsSync('/proc/cpuinfo')) {
+    cpuModel = readFileSync('/proc/cpuinfo', 'utf8').match(/^model name\s*:\s*(.+)$/m)?.[1] ?? cpuModel;
+  }
+  return {
+    nproc: os.availableParallelism?.() ?? os.cpus().length,
+    cpuModel,
+    node: process.version,
+    kernel: `${os.type()} ${os.release()}`,
+    memoryGiB: Math.round((os.totalmem() / 2 ** 30) * 10) / 10,
+  };
+}
+
+export function freePort() {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address();
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** Busy and total clock ticks of each core, from /proc/stat. */
+export function coreTimes() {
+  const cores = {};
+  try {
+    for (const line of readFileSync('/proc/stat', 'utf8').split('\n')) {
+      const match = line.match(/^cpu(\d+)\s+(.+)$/);
+      if (!match) continue;
+      const [user, nice, system, idle, iowait, irq, softirq, steal] = match[2].split(' ').map(Number);
+      const busy = user + nice + system + irq + softirq + steal;
+      cores[match[1]] = { busy: busy / CLK_TCK, total: (busy + idle + iowait) / CLK_TCK };
+    }
+  } catch {
+    // not Linux
+  }
+  return cores;
+}

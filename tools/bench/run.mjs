@@ -1,0 +1,752 @@
+#!/usr/bin/env node
+// `npm run bench` / `npm run bench:smoke`: starts the platform and panva's oidc-provider, drives
+// load at them from another core, and prints (and writes as JSON) a Markdown table of req/s,
+// latency and server CPU per request, with the targets of the performance budget.
+// See tools/bench/results/README.md for what every number means.
+//
+// Options:
+//   --smoke             1 round of 2 s per case, 0.5 s warm-up (CI)
+//   --rounds N          rounds per case, interleaved (default 3)
+//   --duration S        seconds per timed run (default 10)
+//   --warmup S          seconds of warm-up per case before the rounds (default 2)
+//   --repeat N          run the whole suite N times on the same processes (2: memory growth check)
+//   --connections N     autocannon connections of the closed-loop cases (default 10)
+//   --only a,b          only these cases (ids in the table)
+//   --profile svc,...   start these (auth-server, resource-server, gateway, oidc-provider) with
+//                       --cpu-prof; summarize the top self-time functions at the end
+//   --no-build          use dist/ as it is
+//   --no-pin            do not pin with taskset
+import { spawn } from 'node:child_process';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { BENCH_SCOPE, FormAgent, REDIRECT_URI, exchangeCode, mapConcurrent, pkcePair, postForm, prepareCodes, registerClient } from './lib/oauth.mjs';
+import { build, probe, removeWorkDir, startPlatform, tail } from './lib/platform.mjs';
+import { fmt, fmtAuto, fmtSummary, markdownTable, summary } from './lib/stats.mjs';
+import { coreTimes, cpuPinning, cpuSeconds, machineDescription, pinned, rssBytes } from './lib/system.mjs';
+import { formatSummary, summarizeProfile } from './profile-summary.mjs';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const RESULTS = join(here, 'results');
+const WORKER = join(here, 'load-worker.mjs');
+
+// ---- options -------------------------------------------------------------------------------
+function parseArgs(argv) {
+  const options = { smoke: false, build: true, pin: true, repeat: 1, only: undefined, profile: [] };
+  const value = (i) => {
+    if (argv[i + 1] === undefined) throw new Error(`${argv[i]} needs a value`);
+    return argv[i + 1];
+  };
+  for (let i = 0; i < argv.length; i += 1) {
+    const arg = argv[i];
+    if (arg === '--smoke') options.smoke = true;
+    else if (arg === '--no-build') options.build = false;
+    else if (arg === '--no-pin') options.pin = false;
+    else if (arg === '--rounds') options.rounds = Number(value(i++));
+    else if (arg === '--duration') options.duration = Number(value(i++));
+    else if (arg === '--warmup') options.warmup = Number(value(i++));
+    else if (arg === '--repeat') options.repeat = Number(value(i++));
+    else if (arg === '--connections') options.connections = Number(value(i++));
+    else if (arg === '--only') options.only = value(i++).split(',');
+    else if (arg === '--profile') options.profile = value(i++).split(',');
+    else if (arg === '--help' || arg === '-h') {
+      console.log(readFileSync(fileURLToPath(import.meta.url), 'utf8').split('\n').slice(1, 21).map((l) => l.replace(/^\/\/ ?/, '')).join('\n'));
+      process.exit(0);
+    } else throw new Error(`unknown option ${arg}`);
+  }
+  options.rounds ??= options.smoke ? 1 : 3;
+  options.duration ??= options.smoke ? 2 : 10;
+  options.warmup ??= options.smoke ? 0.5 : 2;
+  options.connections ??= 10;
+  return options;
+}
+
+const options = parseArgs(process.argv.slice(2));
+const log = (line) => console.error(`[bench ${new Date().toISOString().slice(11, 19)}] ${line}`);
+const PROCESS_NAMES = { auth: 'auth-server', resource: 'resource-server', gateway: 'gateway', op: 'oidc-provider', embeddedDb: 'embedded-db' };
+const SERVICES = ['auth', 'resource', 'gateway'];
+
+// ---- running the load worker ---------------------------------------------------------------
+let specCounter = 0;
+
+function countsDelta(before, after) {
+  if (!before || !after) return undefined;
+  const byPath = {};
+  for (const [path, count] of Object.entries(after.counts.fetchOutByPath)) {
+    const delta = count - (before.counts.fetchOutByPath[path] ?? 0);
+    if (delta) byPath[path] = delta;
+  }
+  const byText = {};
+  for (const [text, count] of Object.entries(after.counts.pgQueriesByText ?? {})) {
+    const delta = count - (before.counts.pgQueriesByText?.[text] ?? 0);
+    if (delta) byText[text] = delta;
+  }
+  return {
+    httpIn: after.counts.httpIn - before.counts.httpIn,
+    fetchOut: after.counts.fetchOut - before.counts.fetchOut,
+    pgQueries: after.counts.pgQueries - before.counts.pgQueries,
+    fetchOutByPath: byPath,
+    pgQueriesByText: byText,
+  };
+}
+
+/** Runs the worker on the load core; with `measure`, reads every server process's CPU and counters around the run. */
+async function runWorker(ctx, spec, { measure = false } = {}) {
+  const file = join(ctx.platform.work, `spec-${++specCounter}.json`);
+  writeFileSync(file, JSON.stringify({ ...spec, waitForGo: true }));
+  const [command, args] = pinned(ctx.pinning.enabled ? ctx.pinning.loadCores : undefined, [process.execPath, WORKER, file]);
+  const child = spawn(command, args, { stdio: ['pipe', 'pipe', 'pipe'] });
+  let stderr = '';
+  child.stderr.on('data', (chunk) => (stderr += chunk));
+  const processes = ctx.measured();
+  const snapshot = async () => {
+    const cores = coreTimes();
+    const worker = cpuSeconds(child.pid);
+    const cpu = Object.fromEntries(Object.entries(processes).map(([name, p]) => [name, cpuSeconds(p.pid)]));
+    const probes = Object.fromEntries(await Promise.all(Object.entries(processes).map(async ([name, p]) => [name, await probe(p)])));
+    return { cpu, probes, cores, worker };
+  };
+  let before;
+  let result;
+  let windowStart;
+  for await (const line of createInterface({ input: child.stdout })) {
+    const message = JSON.parse(line);
+    if (message.event === 'ready') {
+      if (measure) before = await snapshot();
+      windowStart = Number(process.hrtime.bigint() / 1000n);
+      child.stdin.write('go\n');
+    } else if (message.event === 'result') {
+      result = message;
+      // CLOCK_MONOTONIC µs, the clock of V8's .cpuprofile timestamps: profiles are cut to the timed runs.
+      result.window = [windowStart, Number(process.hrtime.bigint() / 1000n)];
+      break;
+    } else if (message.event === 'error') {
+      throw new Error(`load worker failed: ${message.message}`);
+    }
+  }
+  // Let requests still in flight at the server finish, so its counters are whole requests.
+  if (measure) await new Promise((resolve) => setTimeout(resolve, 150));
+  const after = measure ? await snapshot() : undefined;
+  await new Promise((resolve) => (child.exitCode !== null ? resolve() : child.once('exit', resolve)));
+  if (!result) throw new Error(`load worker ended without a result: ${stderr.slice(-2000)}`);
+  if (measure) {
+    result.cpuSeconds = Object.fromEntries(Object.keys(processes).map((name) => [name, after.cpu[name] - before.cpu[name]]));
+    result.counts = Object.fromEntries(Object.keys(processes).map((name) => [name, countsDelta(before.probes[name], after.probes[name])]));
+    // What everything else on the machine (PostgreSQL and Redis included) used of each core.
+    const services = Object.values(result.cpuSeconds).reduce((sum, value) => sum + value, 0);
+    const worker = after.worker - before.worker;
+    const share = (core, ours) => {
+      const b = before.cores[core];
+      const a = after.cores[core];
+      if (!a || !b) return undefined;
+      return { busy: (a.busy - b.busy) / (a.total - b.total), others: (a.busy - b.busy - ours) / (a.total - b.total) };
+    };
+    if (ctx.pinning.enabled) {
+      result.cores = {
+        server: share(ctx.pinning.serverCores, services),
+        load: share(ctx.pinning.loadCores, Number.isFinite(worker) ? worker : 0),
+      };
+    }
+  }
+  return result;
+}
+
+// ---- preparing tokens and codes (never timed) ------------------------------------------------
+async function codes(ctx, count) {
+  const started = performance.now();
+  const list = await prepareCodes({ agent: ctx.agent, clientId: ctx.client.client_id, challenge: ctx.pkce.challenge, count, concurrency: 16 });
+  ctx.prepSeconds += (performance.now() - started) / 1000;
+  return list;
+}
+
+async function refreshTokens(ctx, count) {
+  const list = await codes(ctx, count);
+  const tokens = await mapConcurrent(list, 8, (code) =>
+    exchangeCode(ctx.platform.urls.auth, { clientId: ctx.client.client_id, code, verifier: ctx.pkce.verifier }),
+  );
+  return tokens.map((token) => token.refresh_token);
+}
+
+function itemsFile(ctx, name, items) {
+  const file = join(ctx.platform.work, `${name}-${++specCounter}.txt`);
+  writeFileSync(file, items.join('\n'));
+  return file;
+}
+
+const refreshRequest = (ctx) => ({
+  method: 'POST',
+  path: '/api/oauth/token',
+  headers: { 'content-type': 'application/x-www-form-urlencoded' },
+  body: `grant_type=refresh_token&refresh_token={item}&client_id=${encodeURIComponent(ctx.client.client_id)}`,
+});
+
+/** Fresh access tokens, never used: refresh token chains run by the worker, collecting each answer's access token. */
+async function mintAccessTokens(ctx, count) {
+  const started = performance.now();
+  const chains = 16;
+  const initial = await refreshTokens(ctx, chains + 16);
+  const out = join(ctx.platform.work, `minted-${++specCounter}.txt`);
+  const result = await runWorker(ctx, {
+    target: ctx.platform.urls.auth,
+    request: refreshRequest(ctx),
+    items: { file: itemsFile(ctx, 'refresh', initial), mode: 'chain' },
+    chainField: 'refresh_token',
+    collect: { field: 'access_token', file: out, stopAfter: count },
+    connections: chains,
+    duration: 900,
+    expect: { status: [200] },
+  });
+  const tokens = readFileSync(out, 'utf8').split('\n').filter(Boolean);
+  if (tokens.length < count) throw new Error(`minted ${tokens.length} of ${count} access tokens (${result.sampleUnexpected ?? 'chains broke'})`);
+  ctx.prepSeconds += (performance.now() - started) / 1000;
+  return tokens;
+}
+
+async function opAccessTokens(ctx, count) {
+  return mapConcurrent(Array.from({ length: count }), 8, async () => {
+    const answer = await postForm(`${ctx.platform.urls.op}/token`, {
+      grant_type: 'client_credentials',
+      client_id: 'bench-cc',
+      client_secret: ctx.platform.secrets.opClientCredentials,
+      scope: BENCH_SCOPE,
+    });
+    return answer.access_token;
+  });
+}
+
+/**
+ * How many items a run may consume: twice the best rate seen so far (the warm-up's is lower
+ * than a warm server's) times the run's length, plus some. A run that still runs out stops
+ * early and says so.
+ */
+function poolSize(ctx, id, seconds, warmup) {
+  const estimate = ctx.estimates[id];
+  // The first warm-up has no estimate: it may run out and stop early, which is fine for it.
+  if (estimate === undefined) return Math.ceil(300 + 400 * seconds);
+  // A short warm-up underestimates a warm server more than a timed run does.
+  const margin = warmup ? 1.5 : estimate.fromTimedRun ? 1.6 : 2;
+  return Math.ceil(estimate.rate * seconds * margin) + 300;
+}
+
+// ---- the cases -------------------------------------------------------------------------------
+const COURSES = '/api/v1/courses?limit=5';
+
+const CASES = [
+  {
+    id: 'rs-anonymous',
+    title: `resource server, anonymous GET ${COURSES}`,
+    service: 'resource',
+    spec: (ctx) => ({ target: ctx.platform.urls.resource, request: { method: 'GET', path: COURSES }, expect: { status: [200], bodyIncludes: '"data"' } }),
+  },
+  {
+    id: 'rs-bearer-warm',
+    title: 'resource server, bearer token, cache warm (same token)',
+    service: 'resource',
+    spec: (ctx) => ({
+      target: ctx.platform.urls.resource,
+      request: { method: 'GET', path: COURSES, headers: { authorization: `Bearer ${ctx.warmToken}` } },
+      expect: { status: [200], bodyIncludes: '"data"' },
+    }),
+  },
+  {
+    id: 'rs-guard-anonymous',
+    title: 'resource server, guard only: anonymous POST /api/v1/courses (401 challenge, no handler, no query)',
+    service: 'resource',
+    spec: (ctx) => ({ target: ctx.platform.urls.resource, request: { method: 'POST', path: '/api/v1/courses' }, expect: { status: [401], bodyIncludes: '"error"' } }),
+  },
+  {
+    id: 'rs-guard-bearer',
+    title: 'resource server, guard only: the same with the warm token, which lacks courses:write (403 after the bearer check)',
+    service: 'resource',
+    spec: (ctx) => ({
+      target: ctx.platform.urls.resource,
+      request: { method: 'POST', path: '/api/v1/courses', headers: { authorization: `Bearer ${ctx.warmToken}` } },
+      expect: { status: [403], bodyIncludes: 'insufficient_scope' },
+    }),
+  },
+  {
+    id: 'rs-bearer-miss',
+    title: 'resource server, bearer token, every request a cache miss (introspection)',
+    service: 'resource',
+    pool: true,
+    spec: async (ctx, seconds, _round, warmup) => {
+      const tokens = await mintAccessTokens(ctx, poolSize(ctx, 'rs-bearer-miss', seconds, warmup));
+      return {
+        target: ctx.platform.urls.resource,
+        request: { method: 'GET', path: COURSES, headers: { authorization: 'Bearer {item}' } },
+        items: { file: itemsFile(ctx, 'fresh-tokens', tokens), mode: 'once' },
+        expect: { status: [200], bodyIncludes: '"data"' },
+      };
+    },
+  },
+  {
+    id: 'gw-direct',
+    title: `gateway pair: direct to the resource server, 1 connection, anonymous GET ${COURSES}`,
+    service: 'resource',
+    connections: 1,
+    spec: (ctx) => ({ target: ctx.platform.urls.resource, request: { method: 'GET', path: COURSES }, expect: { status: [200], bodyIncludes: '"data"' } }),
+  },
+  {
+    id: 'gw-via',
+    title: 'gateway pair: the same through the gateway, 1 connection',
+    service: 'gateway',
+    connections: 1,
+    spec: (ctx) => ({ target: ctx.platform.urls.gateway, request: { method: 'GET', path: COURSES }, expect: { status: [200], bodyIncludes: '"data"' } }),
+  },
+  {
+    id: 'introspect',
+    title: 'auth server, POST /api/oauth/introspect (resource server credentials, 200 active tokens)',
+    service: 'auth',
+    spec: (ctx) => ({
+      target: ctx.platform.urls.auth,
+      request: {
+        method: 'POST',
+        path: '/api/oauth/introspect',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: `token={item}&token_type_hint=access_token&client_id=resource-server&client_secret=${encodeURIComponent(ctx.platform.secrets.introspection)}`,
+      },
+      items: { file: ctx.introspectionTokensFile, mode: 'cycle' },
+      expect: { status: [200], bodyIncludes: '"active":true' },
+    }),
+  },
+  {
+    id: 'op-introspect',
+    title: 'oidc-provider 9, POST /token/introspection (same settings, 200 active tokens)',
+    service: 'op',
+    spec: async (ctx) => ({
+      target: ctx.platform.urls.op,
+      request: {
+        method: 'POST',
+        path: '/token/introspection',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: `token={item}&token_type_hint=access_token&client_id=resource-server&client_secret=${encodeURIComponent(ctx.platform.secrets.opIntrospection)}`,
+      },
+      // Minted just before: its in-memory store is an LRU of 1,000 entries that the
+      // client_credentials case churns through.
+      items: { file: itemsFile(ctx, 'op-tokens', await opAccessTokens(ctx, 200)), mode: 'cycle' },
+      expect: { status: [200], bodyIncludes: '"active":true' },
+    }),
+  },
+  {
+    id: 'token-refresh',
+    title: 'auth server, token endpoint: refresh grant (a rotating chain per connection)',
+    service: 'auth',
+    spec: async (ctx) => ({
+      target: ctx.platform.urls.auth,
+      request: refreshRequest(ctx),
+      items: { file: itemsFile(ctx, 'refresh', await refreshTokens(ctx, (ctx.options.connections ?? 10) + 20)), mode: 'chain' },
+      chainField: 'refresh_token',
+      expect: { status: [200], bodyIncludes: '"access_token"' },
+    }),
+  },
+  {
+    id: 'op-client-credentials',
+    title: 'oidc-provider 9, token endpoint: client_credentials',
+    service: 'op',
+    spec: (ctx) => ({
+      target: ctx.platform.urls.op,
+      request: {
+        method: 'POST',
+        path: '/token',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: `grant_type=client_credentials&client_id=bench-cc&client_secret=${encodeURIComponent(ctx.platform.secrets.opClientCredentials)}&scope=${encodeURIComponent(BENCH_SCOPE)}`,
+      },
+      expect: { status: [200], bodyIncludes: '"access_token"' },
+    }),
+  },
+  {
+    id: 'token-refresh-paced',
+    title: 'auth server, refresh grant at a fixed rate of 0.5 × oidc-provider client_credentials (open loop)',
+    service: 'auth',
+    spec: async (ctx, _seconds, round) => {
+      const reference = round['op-client-credentials']?.rps ?? round['token-refresh']?.rps ?? 200;
+      const rate = Math.max(1, Math.round(0.5 * reference));
+      const lanes = 64;
+      return {
+        target: ctx.platform.urls.auth,
+        request: refreshRequest(ctx),
+        items: { file: itemsFile(ctx, 'refresh', await refreshTokens(ctx, lanes + 32)), mode: 'chain' },
+        chainField: 'refresh_token',
+        connections: lanes,
+        paced: { rate },
+        expect: { status: [200], bodyIncludes: '"access_token"' },
+      };
+    },
+  },
+  {
+    id: 'token-code',
+    title: 'auth server, token endpoint: authorization code exchange (PKCE, codes prepared before)',
+    service: 'auth',
+    pool: true,
+    spec: async (ctx, seconds, _round, warmup) => {
+      const list = await codes(ctx, poolSize(ctx, 'token-code', seconds, warmup));
+      return {
+        target: ctx.platform.urls.auth,
+        request: {
+          method: 'POST',
+          path: '/api/oauth/token',
+          headers: { 'content-type': 'application/x-www-form-urlencoded' },
+          body: `grant_type=authorization_code&code={item}&redirect_uri=${encodeURIComponent(REDIRECT_URI)}&client_id=${encodeURIComponent(ctx.client.client_id)}&code_verifier=${ctx.pkce.verifier}`,
+        },
+        items: { file: itemsFile(ctx, 'codes', list), mode: 'once' },
+        expect: { status: [200], bodyIncludes: '"access_token"' },
+      };
+    },
+  },
+  {
+    id: 'register',
+    title: 'auth server, POST /api/oauth/register (RFC 7591, public client)',
+    service: 'auth',
+    spec: (ctx) => ({
+      target: ctx.platform.urls.auth,
+      request: {
+        method: 'POST',
+        path: '/api/oauth/register',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ client_name: 'bench client', redirect_uris: [REDIRECT_URI] }),
+      },
+      expect: { status: [201], bodyIncludes: '"client_id"' },
+    }),
+  },
+];
+
+// ---- one suite -------------------------------------------------------------------------------
+async function runCase(ctx, definition, seconds, round, measure) {
+  const spec = await definition.spec(ctx, seconds, round, !measure);
+  const result = await runWorker(ctx, { connections: definition.connections ?? options.connections, ...spec, duration: seconds }, { measure });
+  if (!spec.paced) {
+    const previous = ctx.estimates[definition.id];
+    ctx.estimates[definition.id] = { rate: Math.max(previous?.rate ?? 0, result.rps), fromTimedRun: Boolean(previous?.fromTimedRun || measure) };
+  }
+  if (result.unexpected > 0) log(`  ${definition.id}: ${result.unexpected} unexpected responses, e.g. ${result.sampleUnexpected}`);
+  if (result.exhausted && measure) log(`  ${definition.id}: its pool ran out after ${result.elapsedSec.toFixed(1)} s`);
+  return result;
+}
+
+async function runSuite(ctx, repeat, cases) {
+  log(`suite ${repeat + 1}/${options.repeat}: warm-up ${options.warmup} s per case`);
+  const warm = {};
+  for (const definition of cases) warm[definition.id] = await runCase(ctx, definition, options.warmup, warm, false);
+  const rounds = [];
+  for (let index = 0; index < options.rounds; index += 1) {
+    const round = {};
+    for (const definition of cases) {
+      const result = await runCase(ctx, definition, options.duration, round, true);
+      round[definition.id] = result;
+      log(
+        `  round ${index + 1}/${options.rounds} ${definition.id.padEnd(22)} ${fmt(result.rps).padStart(6)} req/s  p50 ${fmt(result.latencyMs.p50, 2)} ms  p99 ${fmt(result.latencyMs.p99, 2)} ms  CPU ${fmt((1e6 * result.cpuSeconds[definition.service]) / result.responses)} µs/req`,
+      );
+    }
+    rounds.push(round);
+  }
+  return { rounds, memory: await memorySnapshot(ctx) };
+}
+
+/** RSS from /proc after a full GC in each process (the probe triggers it), with V8's own figures. */
+async function memorySnapshot(ctx) {
+  const memory = {};
+  for (const [name, child] of Object.entries(ctx.measured())) {
+    const probed = await probe(child, { gc: true });
+    memory[name] = { rssBytes: rssBytes(child.pid), heapUsedBytes: probed?.memory.heapUsed, memoryUsage: probed?.memory };
+  }
+  return memory;
+}
+
+// ---- the report ------------------------------------------------------------------------------
+/** Requests the measured process served during the run (its probe), else the responses the load generator saw. */
+function served(result, name) {
+  return result.counts?.[name]?.httpIn || result.responses;
+}
+
+function perRequest(result, name, service = name) {
+  return result.cpuSeconds?.[name] / served(result, service);
+}
+
+function analyse(ctx, suites, cases) {
+  const allRounds = suites.flatMap((suite) => suite.rounds);
+  const rowsFor = (id) => allRounds.map((round) => round[id]).filter(Boolean);
+  const caseRows = cases.map((definition) => {
+    const results = rowsFor(definition.id);
+    const cpuAll = results.map((r) => Object.keys(r.cpuSeconds).reduce((sum, name) => sum + r.cpuSeconds[name], 0) / served(r, definition.service));
+    const notes = [];
+    const unexpected = results.reduce((sum, r) => sum + r.unexpected + r.errors + r.timeouts, 0);
+    if (unexpected) notes.push(`${unexpected} unexpected/errors`);
+    if (results.some((r) => r.exhausted)) notes.push('pool ran out early');
+    if (results[0]?.paced) notes.push(`paced at ${fmtSummary(summary(results.map((r) => r.paced.rate)))} req/s`);
+    return {
+      id: definition.id,
+      title: definition.title,
+      service: PROCESS_NAMES[definition.service],
+      connections: results[0]?.paced ? `${definition.connections ?? 64} lanes` : definition.connections ?? options.connections,
+      rps: summary(results.map((r) => r.rps)),
+      p50: summary(results.map((r) => r.latencyMs.p50)),
+      p99: summary(results.map((r) => r.latencyMs.p99)),
+      cpuServiceUs: summary(results.map((r) => 1e6 * perRequest(r, definition.service))),
+      cpuAllUs: summary(cpuAll.map((v) => 1e6 * v)),
+      responses: results.reduce((sum, r) => sum + r.responses, 0),
+      notes: notes.join('; '),
+      rounds: results,
+    };
+  });
+
+  const perRound = (fn) => {
+    const values = allRounds.map((round) => fn(round)).filter((v) => v !== undefined && Number.isFinite(v));
+    return { ...summary(values), values };
+  };
+  const has = (...ids) => ids.every((id) => cases.some((c) => c.id === id));
+  // On the median; when the rounds disagree, say how many passed: the difference is within the noise.
+  const verdict = (s, ok) => {
+    if (s.n === 0) return 'n/a';
+    const base = ok(s.median) ? 'PASS' : 'MISS';
+    if (!s.values || s.values.length < 2) return base;
+    const passed = s.values.filter(ok).length;
+    return passed === 0 || passed === s.values.length ? base : `${base} (${passed} of ${s.values.length} rounds pass)`;
+  };
+  const targets = [];
+
+  if (has('rs-anonymous', 'rs-bearer-warm')) {
+    const s = perRound((r) => 1e6 * (perRequest(r['rs-bearer-warm'], 'resource') - perRequest(r['rs-anonymous'], 'resource')));
+    targets.push({ id: 'bearer-warm-cpu', target: `bearer check, warm cache: resource-server CPU per request, ${COURSES} with the token minus anonymous (the route's own work differs)`, measured: fmtAuto(s, ' µs'), goal: '≤ 5 µs', result: verdict(s, (v) => v <= 5), value: s });
+  }
+  if (has('rs-guard-anonymous', 'rs-guard-bearer')) {
+    const s = perRound((r) => 1e6 * (perRequest(r['rs-guard-bearer'], 'resource') - perRequest(r['rs-guard-anonymous'], 'resource')));
+    targets.push({ id: 'bearer-guard-cpu', target: 'bearer check, warm cache, isolated: CPU per request of the 403 with the token minus the anonymous 401 (no handler, no query)', measured: fmtAuto(s, ' µs'), goal: '≤ 5 µs', result: verdict(s, (v) => v <= 5), value: s });
+  }
+  if (has('rs-bearer-miss')) {
+    const miss = (r) => r['rs-bearer-miss'];
+    const intro = perRound((r) => (miss(r).counts.resource?.fetchOutByPath['/api/oauth/introspect'] ?? 0) / served(miss(r), 'resource'));
+    targets.push({ id: 'miss-introspections', target: 'cache miss: introspection calls per request (resource server → auth server)', measured: fmtSummary(intro, 2), goal: '1', result: verdict(intro, (v) => Math.abs(v - 1) < 0.02), value: intro });
+    const authServed = perRound((r) => miss(r).counts.auth?.httpIn / served(miss(r), 'resource'));
+    targets.push({ id: 'miss-auth-requests', target: 'cache miss: requests the auth server served per resource-server request', measured: fmtSummary(authServed, 2), goal: '1', result: verdict(authServed, (v) => Math.abs(v - 1) < 0.02), value: authServed });
+    if (has('rs-bearer-warm')) {
+      const queriesPerRequest = (result) => result.counts.resource?.pgQueries / served(result, 'resource');
+      const queries = perRound((r) => queriesPerRequest(miss(r)) - queriesPerRequest(r['rs-bearer-warm']));
+      const base = perRound((r) => queriesPerRequest(r['rs-bearer-warm']));
+      targets.push({ id: 'miss-db-queries', target: `cache miss: resource-server PostgreSQL queries per request beyond the warm case (the route itself makes ${fmtSummary(base, 2)})`, measured: fmtSummary(queries, 2), goal: '0', result: verdict(queries, (v) => Math.abs(v) < 0.02), value: queries });
+    }
+  }
+  if (has('introspect', 'op-introspect')) {
+    const s = perRound((r) => r.introspect.rps / r['op-introspect'].rps);
+    targets.push({ id: 'introspection-vs-op', target: 'introspection req/s ÷ oidc-provider introspection req/s', measured: fmtSummary(s, 2, '×'), goal: '≥ 1.5×', result: verdict(s, (v) => v >= 1.5), value: s });
+  }
+  if (has('token-refresh', 'op-client-credentials')) {
+    const s = perRound((r) => r['token-refresh'].rps / r['op-client-credentials'].rps);
+    targets.push({ id: 'refresh-vs-op', target: 'refresh grant req/s ÷ oidc-provider client_credentials req/s', measured: fmtSummary(s, 2, '×'), goal: '≥ 0.5×', result: verdict(s, (v) => v >= 0.5), value: s });
+  }
+  if (has('token-refresh-paced')) {
+    const s = perRound((r) => r['token-refresh-paced'].latencyMs.p99);
+    const achieved = perRound((r) => r['token-refresh-paced'].rps / r['token-refresh-paced'].paced.rate);
+    targets.push({ id: 'refresh-p99-at-load', target: `refresh grant p99 at 0.5 × oidc-provider client_credentials req/s (open loop; achieved ${fmtSummary(achieved, 2, '×')} of the planned rate)`, measured: fmtAuto(s, ' ms'), goal: '< 25 ms', result: verdict(s, (v) => v < 25), value: s });
+  }
+  if (has('gw-direct', 'gw-via')) {
+    const s = perRound((r) => (100 * (r['gw-via'].latencyMs.p50 - r['gw-direct'].latencyMs.p50)) / r['gw-direct'].latencyMs.p50);
+    const added = perRound((r) => 1000 * (r['gw-via'].latencyMs.p50 - r['gw-direct'].latencyMs.p50));
+    targets.push({ id: 'gateway-p50', target: `gateway: p50 added over calling the resource server directly (1 connection; +${fmtAuto(added, ' µs')})`, measured: fmtSummary(s, 1, '%'), goal: '< 30%', result: verdict(s, (v) => v < 30), value: s });
+  }
+  const last = suites[suites.length - 1].memory;
+  for (const name of SERVICES) {
+    const mb = summary([last[name].rssBytes / 2 ** 20]);
+    const usage = last[name].memoryUsage ?? {};
+    const mib = (bytes) => fmt(bytes / 2 ** 20);
+    targets.push({ id: `rss-${name}`, target: `RSS of ${PROCESS_NAMES[name]} after the suite (${mib(ctx.startMemory[name].rssBytes)} MB just after start; after GC: V8 heap ${mib(usage.heapUsed)} MB of ${mib(usage.heapTotal)}, external ${mib(usage.external)} MB)`, measured: fmtSummary(mb, 0, ' MB'), goal: '< 200 MB', result: verdict(mb, (v) => v < 200), value: mb });
+  }
+  for (const name of SERVICES) {
+    if (suites.length < 2) {
+      targets.push({ id: `rss-growth-${name}`, target: `RSS growth of ${PROCESS_NAMES[name]} from one suite to the next`, measured: 'n/a (run with --repeat 2)', goal: '≤ 10%', result: 'n/a' });
+      continue;
+    }
+    const first = suites[suites.length - 2].memory[name];
+    const second = last[name];
+    const growth = summary([(100 * (second.rssBytes - first.rssBytes)) / first.rssBytes]);
+    const heap = (100 * (second.heapUsedBytes - first.heapUsedBytes)) / first.heapUsedBytes;
+    targets.push({
+      id: `rss-growth-${name}`,
+      target: `RSS growth of ${PROCESS_NAMES[name]}, suite ${suites.length - 1} → ${suites.length} (${fmt(first.rssBytes / 2 ** 20)} → ${fmt(second.rssBytes / 2 ** 20)} MB; heap after GC ${fmt(heap, 1)}%)`,
+      measured: fmtSummary(growth, 1, '%'),
+      goal: '≤ 10%',
+      result: verdict(growth, (v) => v <= 10),
+      value: growth,
+    });
+  }
+  return { caseRows, targets };
+}
+
+function markdown(ctx, analysis, meta) {
+  const { caseRows, targets } = analysis;
+  const cases = markdownTable(
+    ['case', 'measured process', 'conn.', 'req/s', 'p50 ms', 'p99 ms', 'CPU µs/req (measured)', 'CPU µs/req (all services)', 'notes'],
+    caseRows.map((row) => [
+      `\`${row.id}\` ${row.title}`,
+      row.service,
+      row.connections,
+      fmtSummary(row.rps),
+      fmtAuto(row.p50),
+      fmtAuto(row.p99),
+      fmtAuto(row.cpuServiceUs),
+      fmtAuto(row.cpuAllUs),
+      row.notes,
+    ]),
+  );
+  const goals = markdownTable(['target', 'measured', 'goal', 'result'], targets.map((t) => [t.target, t.measured, t.goal, t.result]));
+  const m = meta.machine;
+  return [
+    `## Bench ${meta.startedAt}${options.smoke ? ' (smoke)' : ''}`,
+    '',
+    `Machine: ${m.nproc} cores, ${m.cpuModel}, ${m.memoryGiB} GiB, Node ${m.node}, ${m.kernel}.`,
+    `Pinning: ${meta.pinning.enabled ? meta.pinning.reason : `none (${meta.pinning.reason})`}.`,
+    `Database: ${meta.database}. Cache/bus: ${meta.cache}.`,
+    `Other processes on the machine during the timed runs (PostgreSQL and Redis included): ${meta.noise}.`,
+    `Runs: ${options.repeat > 1 ? `${options.repeat} suites × ` : ''}${options.rounds} round(s) × ${options.duration} s per case, interleaved, after ${options.warmup} s warm-up per case; ${options.connections} connections unless stated. Values: median (min–max) over rounds.`,
+    options.profile.length ? `**Profiling ${options.profile.join(', ')} with --cpu-prof: numbers are slower than usual.**` : '',
+    '',
+    cases,
+    '',
+    goals,
+    '',
+    `Wall time ${fmt(meta.durationSec)} s (preparing codes and tokens: ${fmt(ctx.prepSeconds)} s).`,
+  ].join('\n');
+}
+
+// ---- main ------------------------------------------------------------------------------------
+async function main() {
+  const started = performance.now();
+  const startedAt = new Date().toISOString();
+  const pinning = cpuPinning(!options.pin);
+  const cases = options.only ? CASES.filter((c) => options.only.includes(c.id)) : CASES;
+  if (options.only && cases.length !== options.only.length) {
+    throw new Error(`unknown case in --only; cases: ${CASES.map((c) => c.id).join(', ')}`);
+  }
+  if (options.build) {
+    log('building (nx, cached when unchanged)...');
+    build();
+  }
+  const profileDir = options.profile.length ? join(RESULTS, `profiles-${startedAt.replace(/[:.]/g, '-')}`) : undefined;
+  if (profileDir) mkdirSync(profileDir, { recursive: true });
+  log(pinning.enabled ? `pinning: ${pinning.reason}` : `no pinning: ${pinning.reason}`);
+  const platform = await startPlatform({ pinning, log, profile: profileDir ? { dir: profileDir, services: options.profile } : undefined });
+  const stopAll = async () => {
+    await platform.stop();
+    removeWorkDir(platform.work);
+  };
+  const onSignal = () => {
+    log('interrupted: stopping what the bench started');
+    stopAll().finally(() => process.exit(130));
+  };
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+  log(`started: ${platform.databaseDescription}; ${platform.cacheDescription}`);
+
+  const ctx = {
+    options,
+    pinning,
+    platform,
+    estimates: {},
+    prepSeconds: 0,
+    measured: () => {
+      const processes = { auth: platform.children.auth, resource: platform.children.resource, gateway: platform.children.gateway, op: platform.children.op };
+      if (platform.embeddedDb) processes.embeddedDb = platform.embeddedDb;
+      return processes;
+    },
+  };
+  let suites;
+  try {
+    ctx.client = await registerClient(platform.urls.auth, { client_name: 'bench public client' });
+    ctx.agent = new FormAgent(platform.urls.auth);
+    ctx.startMemory = await memorySnapshot(ctx);
+    ctx.pkce = pkcePair();
+    const [first] = await mapConcurrent(await codes(ctx, 1), 1, (code) =>
+      exchangeCode(platform.urls.auth, { clientId: ctx.client.client_id, code, verifier: ctx.pkce.verifier }),
+    );
+    ctx.warmToken = first.access_token;
+    ctx.introspectionTokensFile = itemsFile(ctx, 'introspection-tokens', await mintAccessTokens(ctx, 200));
+    suites = [];
+    for (let repeat = 0; repeat < options.repeat; repeat += 1) suites.push(await runSuite(ctx, repeat, cases));
+  } catch (error) {
+    const logs = Object.values(platform.children).map((child) => `--- ${child.serviceName}\n${tail(child.logFile, 1500)}`).join('\n');
+    await stopAll();
+    throw new Error(`${error.stack}\n${logs}`);
+  }
+  await stopAll();
+  const durationSec = (performance.now() - started) / 1000;
+
+  const runs = suites.flatMap((suite) => suite.rounds.flatMap((round) => Object.values(round)));
+  const noiseOf = (key) => summary(runs.map((r) => 100 * (r.cores?.[key]?.others ?? Number.NaN)));
+  const serverNoise = noiseOf('server');
+  const loadNoise = noiseOf('load');
+  const meta = {
+    startedAt,
+    noise: pinning.enabled
+      ? `${fmtSummary(serverNoise, 0, '%')} of the services' core, ${fmtSummary(loadNoise, 0, '%')} of the load generator's core; load average at the end ${readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ')}`
+      : 'not measured without pinning',
+    noiseDetail: { serverCorePercent: serverNoise, loadCorePercent: loadNoise },
+    durationSec,
+    machine: machineDescription(),
+    pinning,
+    database: platform.databaseDescription,
+    cache: platform.cacheDescription,
+    embedded: platform.embedded,
+    redis: platform.redis,
+    options,
+  };
+  const analysis = analyse(ctx, suites, cases);
+  const report = markdown(ctx, analysis, meta);
+  console.log(report);
+
+  mkdirSync(RESULTS, { recursive: true });
+  const stamp = startedAt.replace(/[:.]/g, '-');
+  const json = JSON.stringify({ ...meta, prepSeconds: ctx.prepSeconds, cases: analysis.caseRows, targets: analysis.targets, memory: { start: ctx.startMemory, afterEachSuite: suites.map((s) => s.memory) }, markdown: report }, null, 2);
+  writeFileSync(join(RESULTS, `${stamp}${options.smoke ? '-smoke' : ''}.json`), json);
+  writeFileSync(join(RESULTS, 'latest.json'), json);
+  log(`written: tools/bench/results/${stamp}${options.smoke ? '-smoke' : ''}.json and latest.json`);
+
+  if (profileDir) summarizeProfiles(profileDir, suites);
+}
+
+/** What to sum inclusive time of, per profiled process (tested against "functionName place"). */
+const PROFILE_MATCHES = {
+  common: {
+    'Prisma client + adapter (incl. pg under it)': ' @prisma/',
+    'pg driver': ' (pg|pg-protocol|pg-pool)$',
+    'NestJS': ' @nestjs/',
+    'Fastify': ' (fastify|find-my-way|avvio|fast-json-stringify)$',
+    'garbage collector': '^\\(garbage collector\\)',
+  },
+  resource: {
+    'bearer guard (BearerScopeGuard.canActivate)': '^canActivate app bundle',
+    'passport': ' (passport|passport-http-bearer|@nestjs/passport)$',
+    'TokenValidator': '^(validate|fromRedis|introspectOnce|introspect|toPrincipal|remember) app bundle',
+    'node-redis': ' @redis/',
+  },
+  auth: { 'jose (JWT signing)': ' jose$', 'zod': ' zod$' },
+  gateway: { 'proxy (@fastify/reply-from, undici)': ' (undici|@fastify/reply-from|@fastify/http-proxy)$', 'pino': ' (pino|pino-std-serializers|sonic-boom|thread-stream)$' },
+  op: { 'koa': ' (koa|koa-compose|@koa/router|koa-router)$', 'jose': ' jose$' },
+};
+
+function summarizeProfiles(profileDir, suites) {
+  const runs = suites.flatMap((suite) => suite.rounds.flatMap((round) => Object.values(round)));
+  const windows = runs.map((r) => r.window);
+  for (const file of readdirSync(profileDir).filter((name) => name.endsWith('.cpuprofile'))) {
+    const processName = file.replace(/\.cpuprofile$/, '');
+    const key = Object.keys(PROCESS_NAMES).find((k) => PROCESS_NAMES[k] === processName);
+    const requests = runs.reduce((sum, r) => sum + (r.counts?.[key]?.httpIn ?? 0), 0);
+    const summary = summarizeProfile(join(profileDir, file), {
+      top: 30,
+      windows,
+      requests,
+      match: { ...PROFILE_MATCHES.common, ...(PROFILE_MATCHES[key] ?? {}) },
+    });
+    const text = formatSummary(summary);
+    writeFileSync(join(profileDir, `${file}.md`), text);
+    console.log(`\n### CPU profile of ${processName} (timed runs only)\n\n${text}`);
+  }
+}
+
+main().then(
+  () => process.exit(0),
+  (error) => {
+    console.error(`bench failed: ${error instanceof Error ? error.message : error}`);
+    process.exit(1);
+  },
+);
