@@ -10,6 +10,7 @@ import { DiscoveryModule } from './discovery/discovery.module';
 import { HealthModule } from './health/health.module';
 import { IntrospectionModule } from './introspection/introspection.module';
 import { KeysModule } from './keys/keys.module';
+import { MaintenanceModule } from './maintenance/maintenance.module';
 import { ObservabilityModule } from './observability/observability.module';
 import { RegistrationModule } from './registration/registration.module';
 import { RevocationModule } from './revocation/revocation.module';
@@ -55,6 +56,7 @@ export class AppModule {
         RevocationModule,
         IntrospectionModule,
         UserInfoModule,
+        MaintenanceModule,
       ],
     };
   }

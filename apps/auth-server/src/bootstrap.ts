@@ -14,6 +14,7 @@ import {
 import { Logger } from 'nestjs-pino';
 import type { DestinationStream } from 'pino';
 import { DemoSeeder } from './accounts/demo-seeder';
+import { registerAuthServerLimits } from './accounts/rate-limits';
 import { AppModule } from './app.module';
 import { registerAuthorizePlugins } from './authorize/plugins';
 import type { AuthConfig } from './config/auth-config';
@@ -41,8 +42,9 @@ export async function createAuthServer(
   const eventBus = options.eventBus ?? (await createEventBus(config.redisUrl));
   const adapter = new FastifyAdapter({
     bodyLimit: BODY_LIMIT_BYTES,
-    // The gateway in front sets X-Forwarded-*; the services listen on loopback or a private network.
-    trustProxy: true,
+    // X-Forwarded-* is believed only from the gateway's addresses (TRUSTED_PROXIES): otherwise
+    // any caller could pick the address its rate limits and login backoff are counted under.
+    trustProxy: config.limits.rateLimits.trustedProxies,
     routerOptions: { maxParamLength: 200 },
     // During app.close(): requests on kept-alive connections get 503 while in-flight ones finish.
     return503OnClosing: true,
@@ -62,6 +64,7 @@ export async function createAuthServer(
   echoRequestId(fastify);
   instrumentHttp(fastify, app.get(AuthMetrics));
   await registerAuthorizePlugins(fastify, config);
+  await registerAuthServerLimits(app, config);
   // Nest routes Fastify's own errors (body parsing, size limits) through its exception
   // filters too, so this one filter answers every error of the service.
   app.useGlobalFilters(new OAuthExceptionFilter());

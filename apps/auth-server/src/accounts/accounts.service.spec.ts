@@ -1,5 +1,9 @@
+import { MemoryRateLimitStore } from '@platform/rate-limits';
+import type { AuthConfig } from '../config/auth-config';
+import { type LimitsConfig, loadLimitsConfig } from '../config/limits-config';
 import { AccountsRepository, type Account } from './accounts.repository';
 import { AccountsService } from './accounts.service';
+import { LoginThrottle, LoginThrottledError } from './login-throttle';
 import * as password from './password';
 
 jest.mock('./password', () => {
@@ -17,7 +21,12 @@ const ACCOUNT: Account = {
   schoolName: 'Demo Academy',
 };
 
-async function serviceWith(storedPassword: string) {
+function throttleWith(env: Record<string, string> = {}): LoginThrottle {
+  const limits: LimitsConfig = loadLimitsConfig({ LOGIN_FREE_FAILURES_PER_ACCOUNT: '3', LOGIN_BACKOFF_BASE_SECONDS: '60', ...env });
+  return new LoginThrottle(new MemoryRateLimitStore(), { limits } as AuthConfig);
+}
+
+async function serviceWith(storedPassword: string, throttle = throttleWith()) {
   const hash = await password.hashPassword(storedPassword);
   const repository = {
     findCredentialsByEmail: jest.fn(async (email: string) =>
@@ -26,7 +35,7 @@ async function serviceWith(storedPassword: string) {
     findAccountById: jest.fn(async (id: string) => (id === ACCOUNT.id ? ACCOUNT : null)),
     updatePasswordHash: jest.fn(async () => undefined),
   };
-  return { service: new AccountsService(repository as unknown as AccountsRepository), repository };
+  return { service: new AccountsService(repository as unknown as AccountsRepository, throttle), repository };
 }
 
 describe('AccountsService.verifyPassword', () => {
@@ -66,6 +75,71 @@ describe('AccountsService.verifyPassword', () => {
     repository.findCredentialsByEmail.mockResolvedValueOnce({ userId: ACCOUNT.id, passwordHash: weak });
     await expect(service.verifyPassword('dana@academy.test', 'correct horse')).resolves.toEqual(ACCOUNT);
     expect(repository.updatePasswordHash).toHaveBeenCalledWith(ACCOUNT.id, expect.stringMatching(/^\$argon2id\$v=19\$(?=.*m=19456)(?=.*t=2)(?=.*p=1)/));
+  });
+});
+
+describe('AccountsService.verifyPassword: login throttling', () => {
+  it('locks an account after the free failures, and answers the same for an unknown email', async () => {
+    const { service } = await serviceWith('correct horse');
+    for (const email of ['dana@academy.test', 'nobody@academy.test']) {
+      for (let i = 0; i < 3; i++) await expect(service.verifyPassword(email, 'wrong')).resolves.toBeNull();
+      // The fourth failure is still checked; it locks the key for the next attempt.
+      await expect(service.verifyPassword(email, 'wrong')).resolves.toBeNull();
+      const refused = service.verifyPassword(email, 'correct horse');
+      await expect(refused).rejects.toThrow(LoginThrottledError);
+      await expect(refused).rejects.toMatchObject({
+        status: 429,
+        error: 'too_many_requests',
+        retryAfterSeconds: 60,
+        description: 'Too many sign-in attempts. Wait 1 minute, then try again.',
+      });
+    }
+  });
+
+  it('spends no argon2 verification on a locked account', async () => {
+    const { service } = await serviceWith('correct horse');
+    for (let i = 0; i < 4; i++) await service.verifyPassword('dana@academy.test', 'wrong');
+    const verify = jest.mocked(password.verifyPasswordHash);
+    verify.mockClear();
+    await expect(service.verifyPassword('dana@academy.test', 'wrong')).rejects.toThrow(LoginThrottledError);
+    expect(verify).not.toHaveBeenCalled();
+  });
+
+  it('counts the account by its normalized email', async () => {
+    const { service } = await serviceWith('correct horse');
+    for (const email of ['dana@academy.test', ' DANA@academy.test', 'Dana@Academy.Test ', 'dana@ACADEMY.test']) {
+      await service.verifyPassword(email, 'wrong');
+    }
+    await expect(service.verifyPassword('dana@academy.test', 'correct horse')).rejects.toThrow(LoginThrottledError);
+  });
+
+  it('starts afresh after a successful sign-in', async () => {
+    const { service } = await serviceWith('correct horse');
+    for (let i = 0; i < 3; i++) await service.verifyPassword('dana@academy.test', 'wrong');
+    await expect(service.verifyPassword('dana@academy.test', 'correct horse')).resolves.toEqual(ACCOUNT);
+    for (let i = 0; i < 4; i++) await expect(service.verifyPassword('dana@academy.test', 'wrong')).resolves.toBeNull();
+  });
+
+  it('does not count an attempt that failed for the server (the database is down)', async () => {
+    const { service, repository } = await serviceWith('correct horse');
+    repository.findCredentialsByEmail.mockRejectedValue(new Error('connect ECONNREFUSED'));
+    for (let i = 0; i < 10; i++) await expect(service.verifyPassword('dana@academy.test', 'x')).rejects.toThrow('ECONNREFUSED');
+    repository.findCredentialsByEmail.mockReset();
+    repository.findCredentialsByEmail.mockImplementation(async () => null);
+    await expect(service.verifyPassword('dana@academy.test', 'x')).resolves.toBeNull();
+  });
+
+  it('locks after a burst of parallel guesses no later than its cap of attempts under way', async () => {
+    const { service } = await serviceWith('correct horse', throttleWith({ LOGIN_MAX_CONCURRENT_PER_ACCOUNT: '4' }));
+    const outcomes = await Promise.allSettled(Array.from({ length: 20 }, () => service.verifyPassword('dana@academy.test', 'wrong')));
+    expect(outcomes.filter((outcome) => outcome.status === 'fulfilled')).toHaveLength(4);
+    await expect(service.verifyPassword('dana@academy.test', 'correct horse')).rejects.toThrow(LoginThrottledError);
+  });
+
+  it('lets parallel sign-ins of one account with the right password through', async () => {
+    const { service } = await serviceWith('correct horse', throttleWith({ LOGIN_MAX_CONCURRENT_PER_ACCOUNT: '8' }));
+    const outcomes = await Promise.all(Array.from({ length: 8 }, () => service.verifyPassword('dana@academy.test', 'correct horse')));
+    expect(outcomes).toEqual(Array(8).fill(ACCOUNT));
   });
 });
 

@@ -1,5 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { AccountsRepository, type Account } from './accounts.repository';
+import { currentLoginAttempt } from './login-attempt-context';
+import { LoginThrottle, LoginThrottledError } from './login-throttle';
 import {
   MAX_PASSWORD_LENGTH,
   dummyPasswordHash,
@@ -13,14 +15,37 @@ import {
 export class AccountsService {
   private readonly logger = new Logger(AccountsService.name);
 
-  constructor(private readonly accounts: AccountsRepository) {}
+  constructor(
+    private readonly accounts: AccountsRepository,
+    private readonly throttle: LoginThrottle,
+  ) {}
 
   /**
    * The account whose email and password these are, or null. Every failure looks the same
-   * and costs one argon2 verification, whether or not the email exists.
+   * and costs one argon2 verification, whether or not the email exists. Throws
+   * LoginThrottledError (429) while the account or the client's address is locked after too
+   * many failures; that check comes first and costs no argon2.
    */
   async verifyPassword(email: string, password: string): Promise<Account | null> {
     const normalized = normalizeEmail(email);
+    const attempt = currentLoginAttempt();
+    const admission = await this.throttle.admit(normalized, attempt?.ip).catch((error: unknown) => {
+      if (error instanceof LoginThrottledError && attempt) attempt.retryAfterSeconds = error.retryAfterSeconds;
+      throw error;
+    });
+    let account: Account | null;
+    try {
+      account = await this.check(normalized, password);
+    } catch (error) {
+      await this.throttle.abandoned(admission);
+      throw error;
+    }
+    if (account) await this.throttle.succeeded(admission);
+    else await this.throttle.failed(admission);
+    return account;
+  }
+
+  private async check(normalized: string, password: string): Promise<Account | null> {
     const credentials =
       normalized.length > 0 && normalized.length <= 320 ? await this.accounts.findCredentialsByEmail(normalized) : null;
     const tooLong = password.length > MAX_PASSWORD_LENGTH;

@@ -11,6 +11,7 @@ import { createTestDatabase, type TestDatabase } from '../../../../tools/test-su
 import { AccountsModule } from '../accounts/accounts.module';
 import { DemoSeeder } from '../accounts/demo-seeder';
 import { AUTH_CONFIG, type AuthConfig } from '../config/auth-config';
+import { loadLimitsConfig } from '../config/limits-config';
 import { hashToken } from '../crypto/tokens';
 import { DatabaseModule } from '../database/database.module';
 import { PrismaService } from '../database/prisma.service';
@@ -46,6 +47,7 @@ function configFor(url: string, poolSize: number): AuthConfig {
     embedded: false,
     seedDemoData: true,
     secureCookies: false,
+    limits: loadLimitsConfig({ RATE_LIMITS_ENABLED: 'false', MAINTENANCE_ENABLED: 'false' }),
   };
 }
 

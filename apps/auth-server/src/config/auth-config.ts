@@ -1,5 +1,9 @@
 import { operationsConfig, operationsEnv, type OperationsConfig } from '@platform/observability';
 import { z } from 'zod';
+import { ConfigError } from './config-error';
+import { type LimitsConfig, loadLimitsConfig } from './limits-config';
+
+export { ConfigError };
 
 /**
  * Every variable the authorization server reads, validated once at start. A missing or
@@ -70,9 +74,10 @@ export interface AuthConfig {
    * that configurations written out by hand in tests stay valid (DEFAULT_OPERATIONS then).
    */
   operations?: OperationsConfig;
+  /** Request rate limits, login backoff, clean-up of dead rows (limits-config.ts). */
+  limits: LimitsConfig;
 }
 
-export class ConfigError extends Error {}
 
 export function loadAuthConfig(env: NodeJS.ProcessEnv = process.env): AuthConfig {
   const parsed = EnvSchema.safeParse(env);
@@ -119,6 +124,7 @@ export function loadAuthConfig(env: NodeJS.ProcessEnv = process.env): AuthConfig
     seedDemoData,
     secureCookies: issuer.startsWith('https://'),
     operations: operationsConfig(e),
+    limits: loadLimitsConfig(env),
   };
 }
 

@@ -33,6 +33,9 @@ export async function startTestAuthServer(env: Record<string, string> = {}): Pro
     INTROSPECTION_CLIENT_ID: INTROSPECTION_CLIENT.id,
     INTROSPECTION_CLIENT_SECRET: INTROSPECTION_CLIENT.secret,
     SEED_DEMO_DATA: 'true',
+    // Suites register many clients from one address; the limits have their own suite (test/hardening).
+    RATE_LIMITS_ENABLED: 'false',
+    MAINTENANCE_ENABLED: 'false',
     ...(process.env['REDIS_URL'] ? { REDIS_URL: process.env['REDIS_URL'] } : {}),
     ...env,
   });

@@ -1,0 +1,67 @@
+import { Injectable } from '@nestjs/common';
+import { PrismaService } from '../database/prisma.service';
+
+/** What one clean-up pass removes, each in its own batches. */
+export type PurgeKind = 'unusedClients' | 'expiredCodes' | 'deadAccessTokens' | 'deadRefreshTokens' | 'emptyGrants' | 'expiredSessions';
+
+export interface PurgeCutoffs {
+  now: Date;
+  /** Clients created before this that never completed an authorization go. */
+  unusedClientsCreatedBefore: Date;
+  /** Codes and tokens that expired or were revoked before this go. */
+  deadBefore: Date;
+}
+
+/**
+ * Deletes dead rows in bounded batches. Each batch is one transaction: it picks at most
+ * `batchSize` ids, then deletes those still matching the condition (a client authorized or a
+ * row changed in between is left alone), so no batch holds many locks or runs long, and two
+ * instances running at once only repeat each other's work.
+ */
+@Injectable()
+export class MaintenanceRepository {
+  constructor(private readonly prisma: PrismaService) {}
+
+  purgeBatch(kind: PurgeKind, cutoffs: PurgeCutoffs, batchSize: number): Promise<number> {
+    const { now, unusedClientsCreatedBefore, deadBefore } = cutoffs;
+    const dead = { OR: [{ expiresAt: { lt: deadBefore } }, { revokedAt: { lt: deadBefore } }] };
+    return this.prisma.$transaction(async (tx) => {
+      const ids = async (rows: Promise<{ id: string }[]>) => (await rows).map((row) => row.id);
+      const page = { select: { id: true }, take: batchSize, orderBy: { id: 'asc' as const } };
+      switch (kind) {
+        case 'unusedClients': {
+          // firstAuthorizedAt is set in the transaction that creates a client's first grant.
+          const where = { firstAuthorizedAt: null, createdAt: { lt: unusedClientsCreatedBefore }, grants: { none: {} } };
+          const batch = await ids(tx.client.findMany({ where, ...page }));
+          return batch.length === 0 ? 0 : (await tx.client.deleteMany({ where: { AND: [where, { id: { in: batch } }] } })).count;
+        }
+        case 'expiredCodes': {
+          // Consumed codes are kept until then too: a replay within the grace still revokes its grant.
+          const where = { expiresAt: { lt: deadBefore } };
+          const batch = await ids(tx.authorizationCode.findMany({ where, ...page }));
+          return batch.length === 0 ? 0 : (await tx.authorizationCode.deleteMany({ where: { AND: [where, { id: { in: batch } }] } })).count;
+        }
+        case 'deadAccessTokens': {
+          const batch = await ids(tx.accessToken.findMany({ where: dead, ...page }));
+          return batch.length === 0 ? 0 : (await tx.accessToken.deleteMany({ where: { AND: [dead, { id: { in: batch } }] } })).count;
+        }
+        case 'deadRefreshTokens': {
+          // A rotated refresh token stays until it expires: presenting it again is reuse (RFC 9700 §4.14.2).
+          const batch = await ids(tx.refreshToken.findMany({ where: dead, ...page }));
+          return batch.length === 0 ? 0 : (await tx.refreshToken.deleteMany({ where: { AND: [dead, { id: { in: batch } }] } })).count;
+        }
+        case 'emptyGrants': {
+          // Nothing left that could be exchanged, refreshed or revoked: the grant is history.
+          const where = { createdAt: { lt: deadBefore }, codes: { none: {} }, accessTokens: { none: {} }, refreshTokens: { none: {} } };
+          const batch = await ids(tx.grant.findMany({ where, ...page }));
+          return batch.length === 0 ? 0 : (await tx.grant.deleteMany({ where: { AND: [where, { id: { in: batch } }] } })).count;
+        }
+        case 'expiredSessions': {
+          const where = { expiresAt: { lte: now } };
+          const batch = await ids(tx.session.findMany({ where, ...page }));
+          return batch.length === 0 ? 0 : (await tx.session.deleteMany({ where: { AND: [where, { id: { in: batch } }] } })).count;
+        }
+      }
+    });
+  }
+}

@@ -1,0 +1,292 @@
+/**
+ * Request rate limits and the login backoff, through the real HTTP server. Budgets are kept apart per test by X-Forwarded-For: the
+ * test talks from 127.0.0.1, which TRUSTED_PROXIES=loopback trusts like the gateway.
+ *
+ * HARDENING_OFF=rate-limits (RATE_LIMITS_ENABLED=false) or HARDENING_OFF=login-throttle (no backoff) shows
+ * which tests stand for which protection: they fail.
+ */
+import { randomBytes } from 'node:crypto';
+import { realRedisUrl } from '../../../../tools/test-support/real-services';
+import { DEMO, FormAgent, authorizationUrl, pkce, post, registerClient } from './support/oauth';
+import { INTROSPECTION_CLIENT, type HardenedAuthServer, createAccount, startHardenedAuthServer } from './support/hardened-auth-server';
+import { PrivateRedis, waitFor } from './support/private-redis';
+
+jest.setTimeout(60_000);
+
+const off = new Set((process.env['HARDENING_OFF'] ?? '').split(',').filter(Boolean));
+
+const LIMITS = {
+  RATE_LIMITS_ENABLED: off.has('rate-limits') ? 'false' : 'true',
+  RATE_LIMIT_REGISTRATION_PER_IP: '3',
+  RATE_LIMIT_TOKEN_PER_CLIENT: '4',
+  RATE_LIMIT_TOKEN_PER_IP: '8',
+  RATE_LIMIT_INTROSPECTION_PER_CALLER: '3',
+  LOGIN_FREE_FAILURES_PER_ACCOUNT: off.has('login-throttle') ? '1000000' : '3',
+  LOGIN_FREE_FAILURES_PER_IP: off.has('login-throttle') ? '1000000' : '6',
+  LOGIN_BACKOFF_BASE_SECONDS: '2',
+  LOGIN_BACKOFF_MAX_SECONDS: '8',
+  TRUSTED_PROXIES: 'loopback',
+};
+
+/** A fresh client address, so every test has budgets of its own (also across runs on a shared Redis). */
+const address = () => `10.${randomBytes(1)[0]}.${randomBytes(1)[0]}.${1 + (randomBytes(1)[0] % 250)}`;
+const from = (ip: string) => ({ 'x-forwarded-for': ip });
+
+function expectTooManyRequests(response: { status: number; headers: Headers; json(): unknown }, subject: RegExp) {
+  expect(response.status).toBe(429);
+  expect(response.headers.get('content-type')).toContain('application/json');
+  const retryAfter = Number(response.headers.get('retry-after'));
+  expect(Number.isInteger(retryAfter) && retryAfter > 0).toBe(true);
+  expect(response.json()).toEqual({ error: 'too_many_requests', error_description: expect.stringMatching(subject) });
+}
+
+async function tryLogin(server: HardenedAuthServer, agent: FormAgent, clientId: string, email: string, password: string) {
+  const login = await agent.open(authorizationUrl(server.url, clientId, pkce().challenge));
+  expect(login.status).toBe(200);
+  return agent.submit(login, { email, password });
+}
+
+function describeLimits(name: string, redisUrl: () => string | undefined) {
+  describe(name, () => {
+    let server: HardenedAuthServer;
+    let clientId: string;
+
+    beforeAll(async () => {
+      const url = redisUrl();
+      server = await startHardenedAuthServer({ env: { ...LIMITS, ...(url ? { REDIS_URL: url } : {}) } });
+      clientId = (await registerClient(server.url, {}, from(address()))).client_id;
+    });
+
+    afterAll(async () => {
+      await server?.close();
+    });
+
+    it('registration: 429 too_many_requests with Retry-After past the per-address limit; other addresses unaffected', async () => {
+      const ip = address();
+      for (let i = 0; i < 3; i++) await registerClient(server.url, {}, from(ip));
+      const refused = await post(`${server.url}/api/oauth/register`, { json: { redirect_uris: ['http://127.0.0.1/cb'] } }, from(ip));
+      expectTooManyRequests(refused, /registration endpoint/);
+      expect(Number(refused.headers.get('retry-after'))).toBeLessThanOrEqual(3600);
+      await registerClient(server.url, {}, from(address()));
+    });
+
+    it('token endpoint: per client_id, whichever address sends it', async () => {
+      const client = `unknown-client-${randomBytes(4).toString('hex')}`;
+      for (let i = 0; i < 4; i++) {
+        const response = await post(`${server.url}/api/oauth/token`, { grant_type: 'refresh_token', refresh_token: 'x'.repeat(43), client_id: client }, from(address()));
+        expect(response.status).toBe(401);
+      }
+      const refused = await post(`${server.url}/api/oauth/token`, { grant_type: 'refresh_token', refresh_token: 'x'.repeat(43), client_id: client }, from(address()));
+      expectTooManyRequests(refused, /token endpoint for this client/);
+    });
+
+    it('token endpoint: per address, whichever client_ids it names', async () => {
+      const ip = address();
+      for (let i = 0; i < 8; i++) {
+        const response = await post(`${server.url}/api/oauth/token`, { grant_type: 'refresh_token', refresh_token: 'x', client_id: `c${i}-${ip}` }, from(ip));
+        expect(response.status).not.toBe(429);
+      }
+      expectTooManyRequests(await post(`${server.url}/api/oauth/token`, { grant_type: 'refresh_token', client_id: 'fresh' }, from(ip)), /token endpoint/);
+    });
+
+    it('introspection: per caller', async () => {
+      const caller = { client_id: INTROSPECTION_CLIENT.id, client_secret: INTROSPECTION_CLIENT.secret, token: 'x'.repeat(43) };
+      // The resource server's budget is shared by every test of this server: spend what is left.
+      let response;
+      for (let i = 0; i < 4; i++) {
+        response = await post(`${server.url}/api/oauth/introspect`, caller, from(address()));
+        if (response.status === 429) break;
+        expect(response.json()).toEqual({ active: false });
+      }
+      expectTooManyRequests(response as NonNullable<typeof response>, /introspection endpoint/);
+    });
+
+    it('login: a locked account and an unknown email answer alike: 429 page with Retry-After, after the free failures', async () => {
+      const known = `known-${randomBytes(4).toString('hex')}@academy.test`;
+      await createAccount(server, known, 'the-right-password');
+      const unknown = `nobody-${randomBytes(4).toString('hex')}@academy.test`;
+      const answers = [];
+      for (const email of [known, unknown]) {
+        const agent = new FormAgent(server.url, from(address()));
+        for (let i = 0; i < 4; i++) expect((await tryLogin(server, agent, clientId, email, 'wrong-password')).status).toBe(401);
+        // Locked: even the right password is refused until the lock ends.
+        answers.push(await tryLogin(server, agent, clientId, email, 'the-right-password'));
+      }
+      for (const refused of answers) {
+        expect(refused.status).toBe(429);
+        expect(refused.headers.get('content-type')).toContain('text/html');
+        expect(refused.headers.get('retry-after')).toMatch(/^[12]$/);
+        expect(refused.text).toContain('Too many sign-in attempts');
+        expect(refused.headers.get('content-security-policy')).toContain("frame-ancestors 'none'");
+      }
+      // Same page for both, byte for byte (nothing tells which email has an account).
+      expect(answers[0].text).toBe(answers[1].text);
+    });
+
+    it('login: the lock doubles with each further failure, and the right password works once it is over', async () => {
+      const email = `doubling-${randomBytes(4).toString('hex')}@academy.test`;
+      await createAccount(server, email, DEMO.password);
+      const agent = new FormAgent(server.url, from(address()));
+      for (let i = 0; i < 4; i++) await tryLogin(server, agent, clientId, email, 'wrong-password');
+      const first = await tryLogin(server, agent, clientId, email, DEMO.password);
+      expect(first.status).toBe(429);
+      await new Promise((resolve) => setTimeout(resolve, Number(first.headers.get('retry-after')) * 1000 + 100));
+      expect((await tryLogin(server, agent, clientId, email, 'wrong-password')).status).toBe(401);
+      const second = await tryLogin(server, agent, clientId, email, DEMO.password);
+      expect(second.status).toBe(429);
+      expect(Number(second.headers.get('retry-after'))).toBeGreaterThan(2);
+      expect(Number(second.headers.get('retry-after'))).toBeLessThanOrEqual(4);
+      await new Promise((resolve) => setTimeout(resolve, Number(second.headers.get('retry-after')) * 1000 + 100));
+      const signedIn = await tryLogin(server, agent, clientId, email, DEMO.password);
+      expect(signedIn.status).toBe(200);
+      expect(signedIn.text).toContain('wants to access your account');
+      // A success clears the account's failures: three more are free again.
+      for (let i = 0; i < 3; i++) expect((await tryLogin(server, new FormAgent(server.url, from(address())), clientId, email, 'nope')).status).toBe(401);
+    });
+
+    it('login: one address spraying one password over many accounts is locked too', async () => {
+      const agent = new FormAgent(server.url, from(address()));
+      const statuses = [];
+      for (let i = 0; i < 8; i++) {
+        statuses.push((await tryLogin(server, agent, clientId, `spray-${i}-${randomBytes(3).toString('hex')}@academy.test`, 'Summer2026!')).status);
+      }
+      expect(statuses.slice(0, 7)).toEqual(Array(7).fill(401));
+      expect(statuses[7]).toBe(429);
+      // Another address, same target: still free.
+      expect((await tryLogin(server, new FormAgent(server.url, from(address())), clientId, `spray-x@academy.test`, 'Summer2026!')).status).toBe(401);
+    });
+  });
+}
+
+describeLimits('limits counted in-process (no REDIS_URL)', () => undefined);
+
+if (realRedisUrl()) {
+  describeLimits('limits counted in Redis (REDIS_URL)', realRedisUrl);
+
+  describe('two instances on one Redis', () => {
+    let first: HardenedAuthServer;
+    let second: HardenedAuthServer;
+
+    beforeAll(async () => {
+      const env = { ...LIMITS, REDIS_URL: realRedisUrl() as string };
+      first = await startHardenedAuthServer({ env });
+      // Instances of one server share its issuer (and so its counters), whatever port each listens on.
+      second = await startHardenedAuthServer({ env: { ...env, PUBLIC_BASE_URL: first.issuer }, database: first.database });
+    });
+
+    afterAll(async () => {
+      await second?.close();
+      await first?.close();
+      await first?.database.drop();
+    });
+
+    it('share one budget per address', async () => {
+      const ip = address();
+      await registerClient(first.url, {}, from(ip));
+      await registerClient(second.url, {}, from(ip));
+      await registerClient(first.url, {}, from(ip));
+      expectTooManyRequests(await post(`${second.url}/api/oauth/register`, { json: { redirect_uris: ['http://127.0.0.1/cb'] } }, from(ip)), /registration/);
+    });
+
+    it('share the login lock of an account', async () => {
+      const email = `shared-${randomBytes(4).toString('hex')}@academy.test`;
+      const { client_id } = await registerClient(first.url, {}, from(address()));
+      for (let i = 0; i < 4; i++) {
+        const server = i % 2 === 0 ? first : second;
+        await tryLogin(server, new FormAgent(server.url, from(address())), client_id, email, 'wrong');
+      }
+      expect((await tryLogin(second, new FormAgent(second.url, from(address())), client_id, email, 'wrong')).status).toBe(429);
+    });
+  });
+} else {
+  it.skip('limits counted in Redis, shared by two instances: skipped, needs a real Redis (set REDIS_URL)', () => undefined);
+}
+
+describe('forged X-Forwarded-For from a peer that is not a trusted proxy', () => {
+  let server: HardenedAuthServer;
+
+  beforeAll(async () => {
+    // The test's own address (127.0.0.1) is not the configured proxy here.
+    server = await startHardenedAuthServer({ env: { ...LIMITS, TRUSTED_PROXIES: '192.0.2.10' } });
+  });
+
+  afterAll(async () => {
+    await server?.close();
+  });
+
+  it('does not buy a fresh budget', async () => {
+    for (let i = 0; i < 3; i++) await registerClient(server.url, {}, from(address()));
+    expectTooManyRequests(await post(`${server.url}/api/oauth/register`, { json: { redirect_uris: ['http://127.0.0.1/cb'] } }, from(address())), /registration/);
+  });
+});
+
+describe('switched off (RATE_LIMITS_ENABLED=false)', () => {
+  let server: HardenedAuthServer;
+
+  beforeAll(async () => {
+    server = await startHardenedAuthServer({ env: { ...LIMITS, RATE_LIMITS_ENABLED: 'false' } });
+  });
+
+  afterAll(async () => {
+    await server?.close();
+  });
+
+  it('lets every registration through', async () => {
+    const ip = address();
+    for (let i = 0; i < 6; i++) await registerClient(server.url, {}, from(ip));
+  });
+});
+
+(PrivateRedis.available() ? describe : describe.skip)('when the Redis of the counters stops and starts again', () => {
+  const redis = new PrivateRedis();
+  let server: HardenedAuthServer;
+
+  beforeAll(async () => {
+    await redis.start();
+    server = await startHardenedAuthServer({ env: { ...LIMITS, REDIS_URL: redis.url } });
+  });
+
+  afterAll(async () => {
+    await server?.close();
+    await redis.destroy();
+  });
+
+  it('keeps limiting in-process during the outage, without errors or waiting, and counts in Redis again after it', async () => {
+    await redis.stop();
+    const during = address();
+    const started = Date.now();
+    for (let i = 0; i < 3; i++) await registerClient(server.url, {}, from(during));
+    expectTooManyRequests(await post(`${server.url}/api/oauth/register`, { json: { redirect_uris: ['http://127.0.0.1/cb'] } }, from(during)), /registration/);
+    expect(Date.now() - started).toBeLessThan(5_000);
+
+    await redis.start();
+    const after = address();
+    await waitFor(
+      async () => {
+        await registerClient(server.url, {}, from(address()));
+        return (await (await import('redis')).createClient({ url: redis.url }).connect().then(async (client) => {
+          const keys = await client.keys('auth-server:limits:*register:ip:*');
+          await client.close();
+          return keys.length > 0;
+        }));
+      },
+      10_000,
+      'the counters did not come back to Redis',
+    );
+    for (let i = 0; i < 3; i++) await registerClient(server.url, {}, from(after));
+    expectTooManyRequests(await post(`${server.url}/api/oauth/register`, { json: { redirect_uris: ['http://127.0.0.1/cb'] } }, from(after)), /registration/);
+  });
+  it('keeps limiting in-process while Redis is frozen (connections open, no answers), no request waiting on it', async () => {
+    const during = address();
+    redis.freeze();
+    try {
+      const started = Date.now();
+      for (let i = 0; i < 3; i++) await registerClient(server.url, {}, from(during));
+      expectTooManyRequests(await post(`${server.url}/api/oauth/register`, { json: { redirect_uris: ['http://127.0.0.1/cb'] } }, from(during)), /registration/);
+      // One command waits for its timeout (200 ms); the others do not even try until a second has passed.
+      expect(Date.now() - started).toBeLessThan(2_000);
+    } finally {
+      redis.thaw();
+    }
+  });
+});

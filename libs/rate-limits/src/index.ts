@@ -1,0 +1,24 @@
+export { type Admission, type BackoffPolicy, type Outcome, type RateLimitStore, type WindowHit, lockAfterFailure } from './store';
+export { MemoryRateLimitStore } from './memory-store';
+export { RedisRateLimitStore, type RedisRateLimitStoreOptions } from './redis-store';
+export { fastifyRateLimitStore } from './fastify-store';
+export { addressBucket, clientIp, trustedProxyList, type RequestAddressView } from './client-ip';
+export {
+  rateLimitedAddress,
+  registerRateLimits,
+  type RateLimitRule,
+  type Refusal,
+  type RegisterRateLimitsOptions,
+} from './register-rate-limits';
+export { type Limit, type OAuthPaths, type OAuthRateLimits, namedClientId, oauthRateLimitRules } from './oauth-rules';
+
+import { MemoryRateLimitStore } from './memory-store';
+import { RedisRateLimitStore } from './redis-store';
+import type { RateLimitStore } from './store';
+
+/** Redis shared by every instance when a URL is configured, this process otherwise. */
+export function createRateLimitStore(options: { redisUrl?: string; prefix?: string }): RateLimitStore {
+  return options.redisUrl
+    ? new RedisRateLimitStore({ url: options.redisUrl, prefix: options.prefix })
+    : new MemoryRateLimitStore();
+}

@@ -1,0 +1,171 @@
+import Fastify, { type FastifyInstance } from 'fastify';
+import { addressBucket, clientIp, trustedProxyList } from './client-ip';
+import { MemoryRateLimitStore } from './memory-store';
+import { namedClientId, oauthRateLimitRules } from './oauth-rules';
+import { registerRateLimits } from './register-rate-limits';
+
+const PATHS = { registration: '/register', token: '/token', introspection: '/introspect' };
+const LIMITS = {
+  registrationPerIp: { max: 2, windowSeconds: 60 },
+  tokenPerClient: { max: 3, windowSeconds: 60 },
+  tokenPerIp: { max: 5, windowSeconds: 60 },
+  introspectionPerCaller: { max: 2, windowSeconds: 30 },
+};
+
+async function app(options: { trustedProxies?: string[]; enabled?: boolean } = {}): Promise<FastifyInstance> {
+  const fastify = Fastify();
+  fastify.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_request, body, done) => {
+    const form: Record<string, string | string[]> = {};
+    for (const [name, value] of new URLSearchParams(body as string)) {
+      const previous = form[name];
+      form[name] = previous === undefined ? value : ([] as string[]).concat(previous, value);
+    }
+    done(null, form);
+  });
+  await registerRateLimits(fastify, {
+    store: new MemoryRateLimitStore(),
+    rules: oauthRateLimitRules(LIMITS, PATHS),
+    trustedProxies: options.trustedProxies ?? ['loopback'],
+    enabled: options.enabled,
+  });
+  for (const path of Object.values(PATHS)) fastify.post(path, async () => ({ ok: true }));
+  fastify.get('/free', async () => ({ ok: true }));
+  return fastify;
+}
+
+const form = (fields: Record<string, string>) => ({
+  'content-type': 'application/x-www-form-urlencoded',
+  payload: new URLSearchParams(fields).toString(),
+});
+
+async function post(fastify: FastifyInstance, url: string, init: { fields?: Record<string, string>; headers?: Record<string, string>; remoteAddress?: string } = {}) {
+  const body = form(init.fields ?? {});
+  return fastify.inject({
+    method: 'POST',
+    url,
+    headers: { 'content-type': body['content-type'], ...init.headers },
+    payload: body.payload,
+    remoteAddress: init.remoteAddress ?? '127.0.0.1',
+  });
+}
+
+describe('registerRateLimits with the OAuth rules', () => {
+  it('answers 429 too_many_requests with Retry-After once registration exceeds its per-address limit', async () => {
+    const fastify = await app();
+    expect((await post(fastify, '/register')).statusCode).toBe(200);
+    expect((await post(fastify, '/register')).statusCode).toBe(200);
+    const refused = await post(fastify, '/register');
+    expect(refused.statusCode).toBe(429);
+    expect(refused.headers['content-type']).toContain('application/json');
+    expect(refused.headers['cache-control']).toBe('no-store');
+    expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
+    expect(Number(refused.headers['retry-after'])).toBeLessThanOrEqual(60);
+    expect(refused.json()).toEqual({
+      error: 'too_many_requests',
+      error_description: expect.stringMatching(/^Too many requests to the registration endpoint; retry after \d+ seconds$/),
+    });
+    // Another address has its own budget.
+    expect((await post(fastify, '/register', { remoteAddress: '10.1.1.1' })).statusCode).toBe(200);
+    await fastify.close();
+  });
+
+  it('limits the token endpoint per client_id (form or Basic) and per address', async () => {
+    const fastify = await app();
+    for (let i = 0; i < 3; i++) expect((await post(fastify, '/token', { fields: { client_id: 'a' } })).statusCode).toBe(200);
+    expect((await post(fastify, '/token', { fields: { client_id: 'a' } })).statusCode).toBe(429);
+    const basic = `Basic ${Buffer.from('a:secret').toString('base64')}`;
+    expect((await post(fastify, '/token', { headers: { authorization: basic }, remoteAddress: '10.0.0.9' })).statusCode).toBe(429);
+    // Client b has its own budget, but the address has used its five.
+    expect((await post(fastify, '/token', { fields: { client_id: 'b' } })).statusCode).toBe(200);
+    expect((await post(fastify, '/token', { fields: { client_id: 'c' } })).statusCode).toBe(429);
+    await fastify.close();
+  });
+
+  it('limits introspection per caller', async () => {
+    const fastify = await app();
+    const caller = { client_id: 'resource-server', client_secret: 'x', token: 't' };
+    expect((await post(fastify, '/introspect', { fields: caller })).statusCode).toBe(200);
+    expect((await post(fastify, '/introspect', { fields: caller })).statusCode).toBe(200);
+    expect((await post(fastify, '/introspect', { fields: caller, remoteAddress: '10.2.2.2' })).statusCode).toBe(429);
+    expect((await post(fastify, '/introspect', { fields: { ...caller, client_id: 'other' } })).statusCode).toBe(200);
+    await fastify.close();
+  });
+
+  it('cannot be dodged by spelling the path differently or adding a query', async () => {
+    const fastify = await app();
+    await post(fastify, '/register');
+    await post(fastify, '/register?x=1');
+    expect((await post(fastify, '/%72egister')).statusCode).toBe(429);
+    await fastify.close();
+  });
+
+  it('leaves other routes alone', async () => {
+    const fastify = await app();
+    for (let i = 0; i < 20; i++) expect((await fastify.inject({ method: 'GET', url: '/free' })).statusCode).toBe(200);
+    await fastify.close();
+  });
+
+  it('registers nothing when switched off', async () => {
+    const fastify = await app({ enabled: false });
+    for (let i = 0; i < 5; i++) expect((await post(fastify, '/register')).statusCode).toBe(200);
+    await fastify.close();
+  });
+
+  it('believes X-Forwarded-For only from a trusted proxy', async () => {
+    const fastify = await app({ trustedProxies: ['10.0.0.1'] });
+    // Through the trusted proxy: each forwarded address has its own budget.
+    for (const client of ['203.0.113.1', '203.0.113.2', '203.0.113.3']) {
+      expect((await post(fastify, '/register', { remoteAddress: '10.0.0.1', headers: { 'x-forwarded-for': client } })).statusCode).toBe(200);
+    }
+    // Directly: a forged header does not give a fresh budget.
+    const direct = (forged: string) => post(fastify, '/register', { remoteAddress: '198.51.100.7', headers: { 'x-forwarded-for': forged } });
+    expect((await direct('1.1.1.1')).statusCode).toBe(200);
+    expect((await direct('2.2.2.2')).statusCode).toBe(200);
+    expect((await direct('3.3.3.3')).statusCode).toBe(429);
+    await fastify.close();
+  });
+});
+
+describe('clientIp', () => {
+  const trusted = trustedProxyList(['loopback', '10.0.0.0/8']);
+  it.each([
+    ['a direct client, no header', '203.0.113.5', undefined, '203.0.113.5'],
+    ['a direct client forging the header', '203.0.113.5', '1.2.3.4', '203.0.113.5'],
+    ['the gateway on loopback', '127.0.0.1', '203.0.113.5', '203.0.113.5'],
+    ['an IPv4-mapped loopback peer', '::ffff:127.0.0.1', '203.0.113.5', '203.0.113.5'],
+    ['a client prepending a forged hop behind the gateway', '127.0.0.1', '1.2.3.4, 203.0.113.5', '203.0.113.5'],
+    ['two trusted proxies', '127.0.0.1', '203.0.113.5, 10.1.2.3', '203.0.113.5'],
+    ['a trusted proxy forwarding garbage', '127.0.0.1', 'not-an-ip', '127.0.0.1'],
+    ['an IPv6 client through the gateway', '::1', '2001:db8::1', '2001:db8::1'],
+  ])('%s', (_name, peer, header, expected) => {
+    expect(clientIp({ socket: { remoteAddress: peer }, headers: header === undefined ? {} : { 'x-forwarded-for': header } }, trusted)).toBe(expected);
+  });
+
+  it('refuses a malformed trusted proxy entry', () => {
+    expect(() => trustedProxyList(['10.0.0.0/33'])).toThrow('10.0.0.0/33');
+    expect(() => trustedProxyList(['gateway.local'])).toThrow('gateway.local');
+  });
+});
+
+describe('addressBucket', () => {
+  it.each([
+    ['203.0.113.5', '203.0.113.5'],
+    ['2001:db8:1:2:3:4:5:6', '2001:db8:1:2::/64'],
+    ['2001:db8:1:2::9', '2001:db8:1:2::/64'],
+    ['2001:0db8::1', '2001:db8:0:0::/64'],
+    ['::1', '0:0:0:0::/64'],
+  ])('%s is counted as %s', (address, bucket) => {
+    expect(addressBucket(address)).toBe(bucket);
+  });
+});
+
+describe('namedClientId', () => {
+  const request = (headers: Record<string, string>, body?: unknown) => ({ headers, body }) as never;
+  it('reads Basic credentials first, then the form', () => {
+    expect(namedClientId(request({ authorization: `Basic ${Buffer.from('my%20client:s').toString('base64')}` }, { client_id: 'x' }))).toBe('my client');
+    expect(namedClientId(request({}, { client_id: 'x' }))).toBe('x');
+    expect(namedClientId(request({}, { client_id: ['x', 'y'] }))).toBe('x');
+    expect(namedClientId(request({}, { client_id: '' }))).toBeUndefined();
+    expect(namedClientId(request({}, undefined))).toBeUndefined();
+  });
+});

@@ -1,0 +1,129 @@
+import rateLimit from '@fastify/rate-limit';
+import { Logger } from '@nestjs/common';
+import { sendOAuthError, TooManyRequestsError } from '@platform/oauth-errors';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { clientIp, trustedProxyList } from './client-ip';
+import { fastifyRateLimitStore } from './fastify-store';
+import type { RateLimitStore } from './store';
+
+export interface RateLimitRule {
+  /** Prefix of the rule's keys and name in logs, e.g. "token:client". */
+  name: string;
+  /** The route as registered (request.routeOptions), so encoded or odd spellings of the path cannot dodge it. */
+  method: string;
+  url: string;
+  /**
+   * `onRequest`: counted before the body is read (rules keyed by address, so a flood of large
+   * bodies is cut early). `preHandler`: after parsing, for keys taken from the body (client_id).
+   */
+  stage: 'onRequest' | 'preHandler';
+  /** The request's key under this rule; undefined when the rule does not apply to it. */
+  key(request: FastifyRequest, ip: string): string | undefined;
+  max: number;
+  windowSeconds: number;
+  /** Named in the error description, e.g. "the token endpoint". */
+  subject: string;
+}
+
+export interface Refusal {
+  rule: RateLimitRule;
+  retryAfterSeconds: number;
+}
+
+export interface RegisterRateLimitsOptions {
+  store: RateLimitStore;
+  rules: readonly RateLimitRule[];
+  /** Peers whose X-Forwarded-For is believed (see clientIp); e.g. ["loopback"] behind the local gateway. */
+  trustedProxies: readonly string[];
+  /** Off: nothing is registered (RATE_LIMITS_ENABLED=false). */
+  enabled?: boolean;
+  /** The answer to a refused request; the default is 429 with an RFC 6749-style JSON body. */
+  respond?: (request: FastifyRequest, reply: FastifyReply, refusal: Refusal) => void;
+}
+
+const addresses = new WeakMap<FastifyRequest, string>();
+
+/** The client address of a request as the rate limits see it (trusted proxies resolved). */
+export function rateLimitedAddress(request: FastifyRequest): string | undefined {
+  return addresses.get(request);
+}
+
+/**
+ * Rate limits on a Fastify instance (call before the server starts listening), counted by
+ * @fastify/rate-limit in the given store. Every refusal is `429 {"error":"too_many_requests",
+ * "error_description":…}` with `Retry-After` in seconds.
+ */
+export async function registerRateLimits(fastify: FastifyInstance, options: RegisterRateLimitsOptions): Promise<void> {
+  if (options.enabled === false || options.rules.length === 0) return;
+  const logger = new Logger('RateLimits');
+  const trusted = trustedProxyList(options.trustedProxies);
+  const respond = options.respond ?? defaultResponse;
+  await fastify.register(rateLimit, {
+    global: false,
+    store: fastifyRateLimitStore(options.store) as never,
+    // Our stores never fail (the Redis one counts in-process during an outage).
+    skipOnError: true,
+  });
+
+  const limiters = options.rules.map((rule) => {
+    const keys = new WeakMap<FastifyRequest, string>();
+    const check = fastify.createRateLimit({
+      max: rule.max,
+      timeWindow: rule.windowSeconds * 1000,
+      keyGenerator: (request) => keys.get(request) as string,
+    });
+    let refused = 0;
+    let lastLog = 0;
+    return {
+      rule,
+      async refusal(request: FastifyRequest, ip: string): Promise<Refusal | undefined> {
+        const key = rule.key(request, ip);
+        if (key === undefined) return undefined;
+        keys.set(request, `${rule.name}:${key}`);
+        const result = await check(request);
+        if (result.isAllowed || !result.isExceeded) return undefined;
+        refused++;
+        if (Date.now() - lastLog > 10_000) {
+          logger.warn(`${rule.name}: ${refused} request(s) refused (limit ${rule.max} per ${rule.windowSeconds} s)`);
+          refused = 0;
+          lastLog = Date.now();
+        }
+        return { rule, retryAfterSeconds: Math.max(1, result.ttlInSeconds) };
+      },
+    };
+  });
+
+  const hook = (stage: RateLimitRule['stage']) => {
+    const forStage = limiters.filter((limiter) => limiter.rule.stage === stage);
+    return async (request: FastifyRequest, reply: FastifyReply) => {
+      const { method, url } = request.routeOptions;
+      if (url === undefined) return;
+      const applicable = forStage.filter((limiter) => limiter.rule.url === url && limiter.rule.method === method);
+      if (applicable.length === 0) return;
+      let ip = addresses.get(request);
+      if (ip === undefined) {
+        ip = clientIp({ headers: request.headers, socket: request.raw.socket }, trusted);
+        addresses.set(request, ip);
+      }
+      for (const limiter of applicable) {
+        const refusal = await limiter.refusal(request, ip);
+        if (refusal) {
+          respond(request, reply, refusal);
+          return reply;
+        }
+      }
+    };
+  };
+  fastify.addHook('onRequest', hook('onRequest'));
+  fastify.addHook('preHandler', hook('preHandler'));
+}
+
+function defaultResponse(_request: FastifyRequest, reply: FastifyReply, refusal: Refusal): void {
+  sendOAuthError(
+    reply,
+    new TooManyRequestsError(
+      refusal.retryAfterSeconds,
+      `Too many requests to ${refusal.rule.subject}; retry after ${refusal.retryAfterSeconds} seconds`,
+    ),
+  );
+}
