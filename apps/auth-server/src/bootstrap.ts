@@ -2,7 +2,7 @@ import { Logger as NestLogger, type LogLevel as NestLogLevel } from '@nestjs/com
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { createEventBus, type EventBus } from '@platform/event-bus';
-import { OAuthExceptionFilter } from '@platform/oauth-errors';
+import { frameworkErrorOptions, OAuthExceptionFilter } from '@platform/oauth-errors';
 import {
   closeConnectionsWhenIdle,
   DEFAULT_OPERATIONS,
@@ -11,6 +11,7 @@ import {
   instrumentHttp,
   pinoLevelOf,
 } from '@platform/observability';
+import { SERVICE_BODY_LIMITS } from '@platform/route-table';
 import { Logger } from 'nestjs-pino';
 import type { DestinationStream } from 'pino';
 import { DemoSeeder } from './accounts/demo-seeder';
@@ -32,16 +33,14 @@ export interface AuthServerOptions {
   logDestination?: DestinationStream;
 }
 
-/** Request bodies are small OAuth forms and client metadata: 64 KiB is generous. */
-const BODY_LIMIT_BYTES = 64 * 1024;
-
 export async function createAuthServer(
   config: AuthConfig,
   options: AuthServerOptions = {},
 ): Promise<NestFastifyApplication> {
   const eventBus = options.eventBus ?? (await createEventBus(config.redisUrl));
   const adapter = new FastifyAdapter({
-    bodyLimit: BODY_LIMIT_BYTES,
+    bodyLimit: SERVICE_BODY_LIMITS['auth-server'],
+    ...frameworkErrorOptions,
     // X-Forwarded-* is believed only from the gateway's addresses (TRUSTED_PROXIES): otherwise
     // any caller could pick the address its rate limits and login backoff are counted under.
     trustProxy: config.limits.rateLimits.trustedProxies,

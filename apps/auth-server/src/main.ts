@@ -1,5 +1,5 @@
 import 'reflect-metadata';
-import { DEFAULT_OPERATIONS, installShutdownDeadline } from '@platform/observability';
+import { DEFAULT_OPERATIONS, armShutdownDeadline, installShutdownDeadline } from '@platform/observability';
 import { startAuthServer } from './bootstrap';
 import { ConfigError, loadAuthConfig } from './config/auth-config';
 
@@ -10,6 +10,7 @@ async function main(): Promise<void> {
   installShutdownDeadline((config.operations ?? DEFAULT_OPERATIONS).shutdownTimeoutMs);
   // Forked by the launcher (npm start): end with it, even when it was killed outright.
   process.once('disconnect', () => {
+    armShutdownDeadline((config.operations ?? DEFAULT_OPERATIONS).shutdownTimeoutMs, 'launcher gone');
     void app.close().finally(() => process.exit(0));
   });
 }

@@ -7,6 +7,7 @@ describe('loadGatewayConfig', () => {
       port: 3000,
       upstreams: { 'auth-server': 'http://127.0.0.1:3001', 'resource-server': 'http://127.0.0.1:3002' },
       trustProxy: false,
+      bodyLimits: { 'auth-server': 64 * 1024, 'resource-server': 5 * 1024 * 1024 },
       logLevel: 'info',
       shutdownTimeoutMs: 8000,
     });
@@ -17,7 +18,13 @@ describe('loadGatewayConfig', () => {
     ['AUTH_SERVER_URL', { AUTH_SERVER_URL: 'http://auth:3001/path' }],
     ['LOG_LEVEL', { LOG_LEVEL: 'verbose' }],
     ['SHUTDOWN_TIMEOUT_MS', { SHUTDOWN_TIMEOUT_MS: '5' }],
+    ['UPLOAD_MAX_BYTES', { UPLOAD_MAX_BYTES: '-1' }],
   ])('names %s when it is malformed', (variable, env) => {
     expect(() => loadGatewayConfig(env)).toThrow(new RegExp(`^${variable}: `));
+  });
+
+  it('lets the resource server take bodies up to its upload limit, never less than its JSON limit', () => {
+    expect(loadGatewayConfig({ UPLOAD_MAX_BYTES: String(20 * 1024 * 1024) }).bodyLimits['resource-server']).toBe(20 * 1024 * 1024);
+    expect(loadGatewayConfig({ UPLOAD_MAX_BYTES: '1000' }).bodyLimits['resource-server']).toBe(1024 * 1024);
   });
 });

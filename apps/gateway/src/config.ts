@@ -1,11 +1,13 @@
 import { LOG_LEVELS, type LogLevel } from '@platform/observability';
-import type { ServiceName } from '@platform/route-table';
+import { SERVICE_BODY_LIMITS, type ServiceName } from '@platform/route-table';
 
 export interface GatewayConfig {
   host: string;
   port: number;
   upstreams: Record<ServiceName, string>;
   trustProxy: boolean;
+  /** The largest request body each service takes; the gateway answers 413 to bigger ones. */
+  bodyLimits: Record<ServiceName, number>;
   logLevel: LogLevel;
   /** How long SIGTERM may take before the gateway exits 1 anyway. */
   shutdownTimeoutMs: number;
@@ -37,6 +39,14 @@ function milliseconds(name: string, value: string | undefined, fallback: number)
   return ms;
 }
 
+/** The resource server's upload limit (same variable and default as the resource server). */
+function uploadMaxBytes(value: string | undefined): number {
+  if (!value) return 5 * 1024 * 1024;
+  const bytes = Number(value);
+  if (!Number.isInteger(bytes) || bytes < 1 || bytes > 100 * 1024 * 1024) throw new Error(`UPLOAD_MAX_BYTES: expected bytes between 1 and 104857600, got ${value}`);
+  return bytes;
+}
+
 /** Every variable the gateway reads. */
 export function loadGatewayConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig {
   const port = Number(env['PORT'] ?? 3000);
@@ -49,6 +59,10 @@ export function loadGatewayConfig(env: NodeJS.ProcessEnv = process.env): Gateway
       'resource-server': origin('RESOURCE_SERVER_URL', env['RESOURCE_SERVER_URL'] || 'http://127.0.0.1:3002'),
     },
     trustProxy: env['GATEWAY_TRUST_PROXY'] === 'true',
+    bodyLimits: {
+      'auth-server': SERVICE_BODY_LIMITS['auth-server'],
+      'resource-server': Math.max(SERVICE_BODY_LIMITS['resource-server'], uploadMaxBytes(env['UPLOAD_MAX_BYTES'])),
+    },
     logLevel: logLevel(env['LOG_LEVEL']),
     shutdownTimeoutMs: milliseconds('SHUTDOWN_TIMEOUT_MS', env['SHUTDOWN_TIMEOUT_MS'], 8_000),
   };

@@ -1,6 +1,6 @@
 import Fastify, { type FastifyInstance } from 'fastify';
 import { request as httpRequest } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { type AddressInfo, connect } from 'node:net';
 import { createGateway } from './gateway';
 
 interface Echo {
@@ -112,6 +112,108 @@ describe('gateway', () => {
     expect(id).not.toBe(sent);
     expect(id).toMatch(/^[0-9a-f-]{36}$/);
     expect(echo.headers['x-request-id']).toBe(id);
+  });
+
+  describe('request bodies over the service limit', () => {
+    let limited: FastifyInstance;
+    let limitedOrigin: string;
+
+    beforeAll(async () => {
+      limited = await createGateway({
+        upstreams: { 'auth-server': auth.url, 'resource-server': resource.url },
+        bodyLimits: { 'auth-server': 100, 'resource-server': 1000 },
+      });
+      await limited.listen({ host: '127.0.0.1', port: 0 });
+      limitedOrigin = `http://127.0.0.1:${(limited.server.address() as AddressInfo).port}`;
+    });
+
+    afterAll(async () => {
+      await limited?.close();
+    });
+
+    /** POSTs `body` in `chunks` pieces without Content-Length (Transfer-Encoding: chunked). */
+    function postChunked(path: string, body: string, chunks: number, contentType = 'application/x-www-form-urlencoded'): Promise<{ status: number; text: string }> {
+      return new Promise((resolve, reject) => {
+        const outgoing = httpRequest(`${limitedOrigin}${path}`, { method: 'POST', headers: { 'content-type': contentType, 'transfer-encoding': 'chunked' } }, (incoming) => {
+          let text = '';
+          incoming.on('data', (chunk: Buffer) => (text += chunk.toString()));
+          incoming.on('end', () => resolve({ status: incoming.statusCode ?? 0, text }));
+        });
+        outgoing.on('error', reject);
+        const size = Math.ceil(body.length / chunks);
+        for (let i = 0; i < body.length; i += size) outgoing.write(body.slice(i, i + size));
+        outgoing.end();
+      });
+    }
+
+    const tooLarge = { error: 'invalid_request', error_description: 'The request body is too large' };
+
+    it.each([
+      ['/api/oauth/token', 101],
+      ['/api/v1/courses', 1001],
+    ])('answers 413 itself when Content-Length says more than %s takes', async (path, length) => {
+      const response = await fetch(`${limitedOrigin}${path}`, { method: 'POST', headers: { 'content-type': 'text/plain' }, body: 'x'.repeat(length) });
+      expect(response.status).toBe(413);
+      expect(await response.json()).toEqual(tooLarge);
+    });
+
+    it('passes a body of exactly the limit', async () => {
+      const response = await fetch(`${limitedOrigin}/api/oauth/token`, { method: 'POST', headers: { 'content-type': 'text/plain' }, body: 'x'.repeat(100) });
+      expect(response.status).toBe(200);
+      expect(((await response.json()) as Echo).body).toHaveLength(100);
+    });
+
+    it('counts a chunked body as it streams and answers 413 once it passes the limit', async () => {
+      const response = await postChunked('/api/oauth/token', 'y'.repeat(5000), 50);
+      expect(response.status).toBe(413);
+      expect(JSON.parse(response.text)).toEqual(tooLarge);
+    });
+
+    it('measures a chunked body the gateway parses itself (text/plain)', async () => {
+      const response = await postChunked('/api/oauth/token', 'y'.repeat(5000), 50, 'text/plain');
+      expect(response.status).toBe(413);
+      expect(JSON.parse(response.text)).toEqual(tooLarge);
+    });
+
+    it('streams a chunked body under the limit through', async () => {
+      const response = await postChunked('/api/oauth/token', 'z'.repeat(90), 9);
+      expect(response.status).toBe(200);
+      expect((JSON.parse(response.text) as Echo).body).toBe('z'.repeat(90));
+    });
+  });
+
+  describe('requests Fastify or Node answer before any route', () => {
+    /** Sends raw bytes and returns the raw answer (the client cannot send these through fetch). */
+    function raw(request: string): Promise<string> {
+      return new Promise((resolve, reject) => {
+        const socket = connect((gateway.server.address() as AddressInfo).port, '127.0.0.1', () => socket.end(request));
+        let answer = '';
+        socket.on('data', (chunk) => (answer += chunk.toString('latin1')));
+        socket.on('close', () => resolve(answer));
+        socket.on('error', reject);
+      });
+    }
+
+    const bodyOf = (answer: string) => JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4)) as unknown;
+
+    it('a path that is not valid UTF-8: 400 invalid_request, the path not repeated', async () => {
+      const answer = await raw('GET /%C0%AF HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
+      expect(answer).toMatch(/^HTTP\/1\.1 400 /);
+      expect(bodyOf(answer)).toEqual({ error: 'invalid_request', error_description: expect.any(String) });
+      expect(answer).not.toContain('%C0%AF');
+    });
+
+    it('headers over 16 KiB: 431 invalid_request', async () => {
+      const answer = await raw(`GET /api/v1/courses HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20 * 1024)}\r\n\r\n`);
+      expect(answer).toMatch(/^HTTP\/1\.1 431 /);
+      expect(bodyOf(answer)).toEqual({ error: 'invalid_request', error_description: 'The request headers are too large' });
+    });
+
+    it('bytes that are not HTTP: 400 invalid_request', async () => {
+      const answer = await raw('HELLO\r\n\r\n');
+      expect(answer).toMatch(/^HTTP\/1\.1 400 /);
+      expect(bodyOf(answer)).toEqual({ error: 'invalid_request', error_description: 'The request is not valid HTTP' });
+    });
   });
 
   describe('its own probes', () => {

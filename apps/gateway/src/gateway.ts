@@ -7,9 +7,12 @@ import {
   pathOf,
   requestLogLevel,
 } from '@platform/observability';
-import { GATEWAY_PATHS, serviceFor, serviceProbeFor, type ServiceName } from '@platform/route-table';
+import { frameworkErrorOptions } from '@platform/oauth-errors';
+import { GATEWAY_PATHS, SERVICE_BODY_LIMITS, serviceFor, serviceProbeFor, type ServiceName } from '@platform/route-table';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest, LogController } from 'fastify';
 import type { IncomingHttpHeaders } from 'node:http';
+import { Readable } from 'node:stream';
+import { BodyTooLargeError, declaresTooLarge, limitStream } from './body-limit';
 import type { DestinationStream } from 'pino';
 import { registerProbes } from './probes';
 import { isAmbiguousPath } from './request-target';
@@ -27,6 +30,8 @@ export interface GatewayOptions {
    * itself is the public edge, so that clients cannot forge their address.
    */
   trustProxy?: boolean;
+  /** The largest body each service takes (default SERVICE_BODY_LIMITS); bigger ones get 413 here. */
+  bodyLimits?: Readonly<Record<ServiceName, number>>;
 }
 
 // Structural views of Fastify's request and reply: the plugin hooks type them for any server kind.
@@ -88,6 +93,7 @@ class RequestLogs extends LogController {
  */
 export async function createGateway(options: GatewayOptions): Promise<FastifyInstance> {
   const trustProxy = options.trustProxy ?? false;
+  const bodyLimits = options.bodyLimits ?? SERVICE_BODY_LIMITS;
   const logging = options.logLevel ? { service: 'gateway', level: options.logLevel, destination: options.logDestination } : undefined;
   const app = Fastify({
     logger: logging ? fastifyLoggerOptions(logging) : false,
@@ -95,6 +101,8 @@ export async function createGateway(options: GatewayOptions): Promise<FastifyIns
     trustProxy,
     requestIdHeader: false,
     genReqId,
+    // Errors Fastify answers before any hook (bad UTF-8 in the path, headers over 16 KiB): the same JSON body.
+    ...frameworkErrorOptions,
   });
 
   app.addHook('onSend', async (request, reply) => {
@@ -102,9 +110,29 @@ export async function createGateway(options: GatewayOptions): Promise<FastifyIns
   });
 
   app.addHook('onRequest', async (request, reply) => {
-    if (!isAmbiguousPath(pathOf(request.url))) return;
-    sendError(reply, { statusCode: 400, body: { error: 'invalid_request', error_description: 'The path must not contain dot segments or backslashes' } });
-    return reply;
+    if (isAmbiguousPath(pathOf(request.url))) {
+      sendError(reply, { statusCode: 400, body: { error: 'invalid_request', error_description: 'The path must not contain dot segments or backslashes' } });
+      return reply;
+    }
+    if (declaresTooLarge(request.headers['content-length'], bodyLimits[serviceFor(request.url)])) {
+      sendError(reply, toGatewayError(new BodyTooLargeError(bodyLimits[serviceFor(request.url)]), serviceFor(request.url)));
+      return reply;
+    }
+    return undefined;
+  });
+
+  // A body without Content-Length (chunked) is counted as it streams to the service; the
+  // few content types Fastify parses itself (text/plain) arrive whole and are measured.
+  app.addHook('preHandler', async (request, reply) => {
+    const service = serviceFor(request.url);
+    const limit = bodyLimits[service];
+    if (request.body instanceof Readable) {
+      if (request.headers['content-length'] === undefined) request.body = limitStream(request.body, limit);
+    } else if (typeof request.body === 'string' && Buffer.byteLength(request.body) > limit) {
+      sendError(reply, toGatewayError(new BodyTooLargeError(limit), service));
+      return reply;
+    }
+    return undefined;
   });
 
   closeConnectionsWhenIdle(app);

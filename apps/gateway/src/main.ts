@@ -6,6 +6,7 @@ async function main(): Promise<void> {
   const app = await createGateway({
     upstreams: config.upstreams,
     trustProxy: config.trustProxy,
+    bodyLimits: config.bodyLimits,
     logLevel: config.logLevel,
   });
   let stopping = false;

@@ -32,6 +32,9 @@ function codesOf(error: unknown): string[] {
 /** Maps an error of @fastify/reply-from (its `cause` is the socket error) to the answer. */
 export function toGatewayError(error: unknown, service: string): GatewayError {
   const statusCode = (error as ErrorLike | undefined)?.statusCode;
+  if (statusCode === 413 || codesOf(error).includes('GATEWAY_BODY_TOO_LARGE')) {
+    return { statusCode: 413, body: { error: 'invalid_request', error_description: 'The request body is too large' } };
+  }
   if (statusCode === 503 || codesOf(error).some((code) => UNREACHABLE_CODES.has(code))) {
     return {
       statusCode: 503,

@@ -2,7 +2,7 @@ import { Logger as NestLogger, type LogLevel as NestLogLevel } from '@nestjs/com
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { createEventBus, type EventBus } from '@platform/event-bus';
-import { OAuthExceptionFilter } from '@platform/oauth-errors';
+import { frameworkErrorOptions, OAuthExceptionFilter } from '@platform/oauth-errors';
 import {
   closeConnectionsWhenIdle,
   echoRequestId,
@@ -10,6 +10,7 @@ import {
   instrumentHttp,
   pinoLevelOf,
 } from '@platform/observability';
+import { SERVICE_BODY_LIMITS } from '@platform/route-table';
 import { Logger } from 'nestjs-pino';
 import type { DestinationStream } from 'pino';
 import { AppModule } from './app.module';
@@ -31,16 +32,14 @@ export interface ResourceServerOptions {
   logDestination?: DestinationStream;
 }
 
-/** JSON bodies (lesson content is the largest): 1 MiB. Uploads have their own limit. */
-const BODY_LIMIT_BYTES = 1024 * 1024;
-
 export async function createResourceServer(
   config: ResourceConfig,
   options: ResourceServerOptions = {},
 ): Promise<NestFastifyApplication> {
   const eventBus = options.eventBus ?? (await createEventBus(config.redisUrl));
   const adapter = new FastifyAdapter({
-    bodyLimit: BODY_LIMIT_BYTES,
+    bodyLimit: SERVICE_BODY_LIMITS['resource-server'],
+    ...frameworkErrorOptions,
     // The gateway in front sets X-Forwarded-*; the services listen on loopback or a private network.
     trustProxy: true,
     routerOptions: { maxParamLength: 200 },
@@ -71,6 +70,9 @@ export async function createResourceServer(
     allowedHeaders: ['Authorization', 'Content-Type'],
     exposedHeaders: ['WWW-Authenticate'],
     maxAge: 600,
+    // An OPTIONS request that is not a preflight (no Origin or Access-Control-Request-Method)
+    // goes on to routing and gets the JSON error every other request gets, not a text/plain 400.
+    strictPreflight: false,
   });
   // Nest routes Fastify's own errors (body parsing, size limits) through its exception
   // filters too, so this one filter answers every error of the service.

@@ -1,5 +1,5 @@
 import 'reflect-metadata';
-import { installShutdownDeadline } from '@platform/observability';
+import { armShutdownDeadline, installShutdownDeadline } from '@platform/observability';
 import { startResourceServer } from './bootstrap';
 import { ConfigError, loadResourceConfig } from './config/resource-config';
 
@@ -10,6 +10,7 @@ async function main(): Promise<void> {
   installShutdownDeadline(config.operations.shutdownTimeoutMs);
   // Forked by the launcher (npm start): end with it, even when it was killed outright.
   process.once('disconnect', () => {
+    armShutdownDeadline(config.operations.shutdownTimeoutMs, 'launcher gone');
     void app.close().finally(() => process.exit(0));
   });
 }

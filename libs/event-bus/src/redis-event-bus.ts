@@ -4,6 +4,9 @@ import type { EventBus, EventHandler } from './event-bus';
 
 const logger = new Logger('RedisEventBus');
 
+/** How long a publish may wait for Redis before the caller goes on without it. */
+export const PUBLISH_DEADLINE_MS = 1_000;
+
 /**
  * Redis pub/sub. A subscriber connection cannot issue other commands, so publishing and
  * subscribing use two connections; both reconnect by themselves after an outage.
@@ -22,8 +25,24 @@ export class RedisEventBus implements EventBus {
     return this;
   }
 
+  /**
+   * Rejects after PUBLISH_DEADLINE_MS when Redis is away or frozen, so that a revocation never
+   * waits on it; node-redis still sends the queued message once Redis answers again (late
+   * rather than never). Subscribers must not rely on every message arriving: resource servers
+   * drop their cached answers when their own Redis connection comes back.
+   */
   async publish<T>(channel: string, payload: T): Promise<void> {
-    await this.publisher.publish(channel, JSON.stringify(payload));
+    let timer: NodeJS.Timeout | undefined;
+    const deadline = new Promise<never>((_resolve, reject) => {
+      timer = setTimeout(() => reject(new Error(`Redis did not take the message within ${PUBLISH_DEADLINE_MS} ms`)), PUBLISH_DEADLINE_MS);
+    });
+    const sent = this.publisher.publish(channel, JSON.stringify(payload));
+    sent.catch(() => undefined);
+    try {
+      await Promise.race([sent, deadline]);
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   async subscribe<T>(channel: string, handler: EventHandler<T>): Promise<() => Promise<void>> {

@@ -14,5 +14,5 @@ export { isOperationalPath, OPERATIONAL_PATHS } from './operational-paths';
 export { baseLoggerOptions, fastifyLoggerOptions, nestLoggerParams, requestLogLevel, type LoggingOptions } from './http-logging';
 export { instrumentHttp, METRICS_CONTENT_TYPE, ServiceMetrics, UNMATCHED_ROUTE } from './metrics';
 export { HealthReportFilter, httpProbe, ReadinessProbes, RedisPing, type Probe } from './health';
-export { installShutdownDeadline } from './shutdown';
+export { armShutdownDeadline, installShutdownDeadline } from './shutdown';
 export { closeConnectionsWhenIdle } from './graceful-close';

@@ -19,6 +19,18 @@ export const ROUTES: readonly Route[] = [
   { path: '/.well-known/jwks.json', match: 'exact', service: 'auth-server' },
 ];
 
+/**
+ * The largest body each service's parsers accept (its Fastify bodyLimit; the resource
+ * server's uploads have their own, UPLOAD_MAX_BYTES). The gateway refuses a bigger body
+ * itself with 413: a service that refuses one mid-stream would leave the gateway a broken pipe.
+ */
+export const SERVICE_BODY_LIMITS: Readonly<Record<ServiceName, number>> = {
+  // Small OAuth forms and client metadata.
+  'auth-server': 64 * 1024,
+  // JSON (lesson content is the largest).
+  'resource-server': 1024 * 1024,
+};
+
 /** Owner of every path no route claims. */
 export const DEFAULT_SERVICE: ServiceName = 'resource-server';
 

@@ -1,0 +1,45 @@
+import Fastify, { type FastifyInstance } from 'fastify';
+import { type AddressInfo, connect } from 'node:net';
+import { frameworkErrorOptions } from './framework-errors';
+
+/** Sends raw bytes, returns the raw answer: status line, headers and the parsed JSON body. */
+function raw(port: number, request: string): Promise<{ head: string; body: unknown }> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(port, '127.0.0.1', () => socket.end(request));
+    let answer = '';
+    socket.on('data', (chunk) => (answer += chunk.toString('latin1')));
+    socket.on('close', () => {
+      const split = answer.indexOf('\r\n\r\n');
+      resolve({ head: answer.slice(0, split), body: JSON.parse(answer.slice(split + 4)) });
+    });
+    socket.on('error', reject);
+  });
+}
+
+describe('frameworkErrorOptions', () => {
+  let app: FastifyInstance;
+  let port: number;
+
+  beforeAll(async () => {
+    app = Fastify({ routerOptions: { maxParamLength: 20 }, ...frameworkErrorOptions });
+    app.get('/items/:id', async () => ({ ok: true }));
+    await app.listen({ host: '127.0.0.1', port: 0 });
+    port = (app.server.address() as AddressInfo).port;
+  });
+
+  afterAll(() => app.close());
+
+  it.each([
+    ['a path that is not valid UTF-8', 'GET /items/%C0%AF HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n', 400, 'The request path is not valid percent-encoded UTF-8'],
+    ['a path parameter over maxParamLength', `GET /items/${'9'.repeat(30)} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`, 414, 'A path segment is too long'],
+    ['headers over 16 KiB', `GET /items/1 HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20 * 1024)}\r\n\r\n`, 431, 'The request headers are too large'],
+    ['bytes that are not HTTP', 'NOT HTTP AT ALL\r\n\r\n', 400, 'The request is not valid HTTP'],
+  ])('%s: RFC 6749 §5.2 body with its status, nothing of the input echoed', async (_name, request, status, description) => {
+    const { head, body } = await raw(port, request);
+    expect(head).toMatch(new RegExp(`^HTTP/1\\.1 ${status} `));
+    expect(head).toMatch(/\r\ncontent-type: application\/json/i);
+    expect(head).toMatch(/\r\ncache-control: no-store/i);
+    expect(body).toEqual({ error: 'invalid_request', error_description: description });
+    expect(head).not.toContain('%C0%AF');
+  });
+});
