@@ -40,6 +40,7 @@ export const AUTHORIZATION_PARAMETERS = [
   'code_challenge_method',
   'resource',
   'prompt',
+  'max_age',
 ] as const;
 
 /** RFC 8707 §2 allows several resource parameters; every other parameter appears at most once. */
@@ -59,6 +60,8 @@ const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f]/;
 const MAX_REDIRECT_URI_LENGTH = 2000;
 const MAX_SCOPE_LENGTH = 4096;
 const MAX_RESOURCES = 10;
+/** max_age in seconds: digits only, at most a year's worth (a longer one means no limit anyway). */
+const MAX_AGE = /^\d{1,8}$/;
 
 export interface AuthorizationRequest {
   client: AuthorizationClient;
@@ -74,6 +77,8 @@ export interface AuthorizationRequest {
   resource: string;
   codeChallenge: string;
   prompts: ReadonlySet<Prompt>;
+  /** OIDC max_age: the sign-in must be at most this many seconds old. */
+  maxAgeSeconds?: number;
   /**
    * The recognised parameters as received, to carry through the login and consent forms.
    * They come back as form fields and are validated again, never trusted.
@@ -189,6 +194,11 @@ export async function validateAuthorizationRequest(
   // OpenID Connect Core §3.1.2.1: none "MUST NOT" be combined with any other value.
   if (prompts.has('none') && prompts.size > 1) throw back(new InvalidRequestError('prompt=none cannot be combined with other values'));
 
+  const maxAge = single('max_age');
+  if (maxAge !== undefined && !MAX_AGE.test(maxAge)) {
+    throw back(new InvalidRequestError('The max_age parameter must be a whole number of seconds'));
+  }
+
   const carried: [string, string][] = [];
   for (const name of AUTHORIZATION_PARAMETERS) {
     for (const value of params.get(name) ?? []) carried.push([name, value]);
@@ -204,6 +214,7 @@ export async function validateAuthorizationRequest(
     resource,
     codeChallenge: codeChallenge,
     prompts,
+    maxAgeSeconds: maxAge === undefined ? undefined : Number(maxAge),
     carried,
   };
 }

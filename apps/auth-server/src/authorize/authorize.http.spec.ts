@@ -338,6 +338,31 @@ describe('the consent page', () => {
   });
 });
 
+describe('max_age (OpenID Connect Core §3.1.2.1)', () => {
+  it('asks for the password again when the sign-in is older than max_age, not when it is recent', async () => {
+    const browser = new Browser();
+    // Signing in with max_age=0 itself works: the sign-in has just happened.
+    const consent = await signIn(browser, authorizeUrl({ max_age: '0' }));
+    expect(consent.body).toContain('Approve');
+    const session = hashToken(browser.cookies.get('session') as string);
+    await prisma.session.update({ where: { tokenHash: session }, data: { authTime: new Date(Date.now() - 120_000) } });
+
+    const stale = await browser.get(authorizeUrl({ max_age: '60' }));
+    expect(stale.statusCode).toBe(200);
+    expect(stale.body).toContain('<h1>Sign in</h1>');
+    const recentEnough = await browser.get(authorizeUrl({ max_age: '600' }));
+    expect(recentEnough.body).toContain('Approve');
+    const noLimit = await browser.get(authorizeUrl());
+    expect(noLimit.body).toContain('Approve');
+  });
+
+  it.each([['-1'], ['1.5'], ['soon'], ['123456789']])('refuses max_age=%s with invalid_request back to the client', async (value) => {
+    const response = await new Browser().get(authorizeUrl({ max_age: value }));
+    expect(response.statusCode).toBe(303);
+    expect(new URL(response.headers.location as string).searchParams.get('error')).toBe('invalid_request');
+  });
+});
+
 describe('errors', () => {
   it('shows an error page, never a redirect, for an unregistered redirect URI', async () => {
     const response = await new Browser().get(authorizeUrl({ redirect_uri: 'http://127.0.0.1:8765/elsewhere' }));

@@ -62,7 +62,7 @@ export class AuthorizeService {
       // asked on every authorization, so a signed-in user still cannot be answered silently.
       throw this.backToClient(request, session ? new ConsentRequiredError() : new LoginRequiredError());
     }
-    if (!session || request.prompts.has('login') || request.prompts.has('select_account')) {
+    if (!session || request.prompts.has('login') || request.prompts.has('select_account') || signInTooOld(request, session)) {
       return this.loginPage(request, http, 200);
     }
     return this.consentPage(request, session, http, 200);
@@ -193,6 +193,16 @@ function formField(params: RequestParams, name: string): string | undefined {
  * The authorization request to return to after a successful login. prompt=login and
  * prompt=select_account have just been honoured; keeping them would show the login page again.
  */
+/**
+ * OpenID Connect Core §3.1.2.1: with max_age, "the OP MUST attempt to actively re-authenticate
+ * the End-User" when the last sign-in is older; the ID token carries auth_time either way.
+ */
+function signInTooOld(request: AuthorizationRequest, session: ActiveSession): boolean {
+  if (request.maxAgeSeconds === undefined) return false;
+  const elapsedSeconds = Math.floor((Date.now() - session.authTime.getTime()) / 1000);
+  return elapsedSeconds > request.maxAgeSeconds;
+}
+
 function afterLoginQuery(request: AuthorizationRequest): string {
   const entries: [string, string][] = [];
   for (const [name, value] of request.carried) {
