@@ -92,10 +92,10 @@ async function introspectAsResourceServer(token: string) {
   return (await response.json()) as Record<string, unknown>;
 }
 
-async function postForm(path: string, form: Record<string, string>) {
+async function postForm(path: string, form: Record<string, string>, headers: Record<string, string> = {}) {
   const response = await fetch(`${server.issuer}${path}`, {
     method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers },
     body: new URLSearchParams(form),
   });
   return { status: response.status, headers: response.headers, body: (await response.json()) as Record<string, unknown> };
@@ -115,7 +115,7 @@ describe('discovery', () => {
       userinfo_endpoint: `${server.issuer}/api/oauth/userinfo`,
       response_types_supported: ['code'],
       code_challenge_methods_supported: ['S256'],
-      token_endpoint_auth_methods_supported: ['none', 'client_secret_post'],
+      token_endpoint_auth_methods_supported: ['none', 'client_secret_basic', 'client_secret_post'],
       authorization_response_iss_parameter_supported: true,
       client_id_metadata_document_supported: false,
       service_documentation: `${server.issuer}/auth.md`,
@@ -414,6 +414,41 @@ describe('a confidential client', () => {
     const tokens = await signedInTokens(config);
     const introspection = await oidc.tokenIntrospection(config, tokens.access_token);
     expect(introspection).toMatchObject({ active: true, client_id: registration.client_id, school_id: 'demo-school' });
+  });
+
+  it('exchanges, refreshes and revokes with client_secret_basic (RFC 6749 §2.3.1 MUST)', async () => {
+    const config = await oidc.discovery(
+      new URL(server.issuer),
+      registration.client_id,
+      undefined,
+      oidc.ClientSecretBasic(registration.client_secret),
+      insecure,
+    );
+    const tokens = await signedInTokens(config);
+    const refreshed = await oidc.refreshTokenGrant(config, tokens.refresh_token as string);
+    expect(refreshed.access_token).toEqual(expect.any(String));
+    await oidc.tokenRevocation(config, refreshed.refresh_token as string);
+    expect(await oidc.tokenIntrospection(config, refreshed.access_token)).toMatchObject({ active: false });
+  });
+
+  const basic = (id: string, secret: string) =>
+    `Basic ${Buffer.from(`${encodeURIComponent(id)}:${encodeURIComponent(secret)}`).toString('base64')}`;
+
+  it('answers a wrong Basic secret with 401 invalid_client and a Basic challenge', async () => {
+    const response = await postForm('/api/oauth/token', { grant_type: 'refresh_token', refresh_token: 'whatever-0123456789-abcdefghij' }, { authorization: basic(registration.client_id, 'wrong-secret') });
+    expect(response.status).toBe(401);
+    expect(response.body).toEqual(EXPECTED_ERRORS.wrongSecret.body);
+    expect(response.headers.get('www-authenticate')).toBe('Basic realm="oauth", charset="UTF-8"');
+  });
+
+  it('refuses two authentication methods in one request (RFC 6749 §2.3 MUST NOT)', async () => {
+    const response = await postForm(
+      '/api/oauth/token',
+      { grant_type: 'refresh_token', refresh_token: 'whatever-0123456789-abcdefghij', client_secret: registration.client_secret },
+      { authorization: basic(registration.client_id, registration.client_secret) },
+    );
+    expect(response.status).toBe(400);
+    expect(response.body).toMatchObject({ error: 'invalid_request' });
   });
 
   it('is refused with invalid_client and 401 when the secret is wrong', async () => {

@@ -9,7 +9,7 @@ export interface ClientRegistrationRequest {
   scope?: string;
 }
 
-export type TokenEndpointAuthMethod = 'none' | 'client_secret_post';
+export type TokenEndpointAuthMethod = 'none' | 'client_secret_basic' | 'client_secret_post';
 export type GrantType = 'authorization_code' | 'refresh_token';
 
 /** RFC 7591 §3.2.1 client information response. */

@@ -40,4 +40,16 @@ describe('RedisEventBus.publish', () => {
       await redis.close();
     }
   });
+
+  it('fails at once while the connection is down, instead of queueing behind the reconnection', async () => {
+    const redis = await frozenRedis();
+    const bus = await new RedisEventBus(redis.url).connect();
+    await redis.close();
+    try {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      await expect(bus.publish('channel', { n: 2 })).rejects.toThrow('Redis is not connected');
+    } finally {
+      await Promise.race([bus.close(), new Promise((resolve) => setTimeout(resolve, 500))]);
+    }
+  });
 });

@@ -26,12 +26,13 @@ export class RedisEventBus implements EventBus {
   }
 
   /**
-   * Rejects after PUBLISH_DEADLINE_MS when Redis is away or frozen, so that a revocation never
-   * waits on it; node-redis still sends the queued message once Redis answers again (late
-   * rather than never). Subscribers must not rely on every message arriving: resource servers
-   * drop their cached answers when their own Redis connection comes back.
+   * Rejects at once while the connection is down, and after PUBLISH_DEADLINE_MS when Redis is
+   * frozen, so that a revocation never waits on Redis. The message may then be lost (or arrive
+   * late): subscribers must not rely on every message arriving, and the resource servers drop
+   * their cached answers when their own Redis connection comes back.
    */
   async publish<T>(channel: string, payload: T): Promise<void> {
+    if (!this.publisher.isReady) throw new Error('Redis is not connected');
     let timer: NodeJS.Timeout | undefined;
     const deadline = new Promise<never>((_resolve, reject) => {
       timer = setTimeout(() => reject(new Error(`Redis did not take the message within ${PUBLISH_DEADLINE_MS} ms`)), PUBLISH_DEADLINE_MS);

@@ -2,16 +2,14 @@ import { Injectable } from '@nestjs/common';
 import { InvalidClientError, InvalidRequestError } from '@platform/oauth-errors';
 import { type RegisteredClient, ClientsRepository } from '../clients/clients.repository';
 import { hashesEqual, hashToken } from '../crypto/tokens';
-
-export interface ClientCredentials {
-  clientId?: string;
-  clientSecret?: string;
-}
+import { basicChallenge, type ClientCredentials } from './client-credentials';
 
 /**
  * Client authentication at the token and revocation endpoints (RFC 6749 §2.3, §3.2.1):
- * public clients identify themselves with client_id alone; confidential clients must add
- * client_secret (client_secret_post). Every failure is the same invalid_client answer.
+ * public clients identify themselves with client_id alone; confidential clients add their
+ * secret, in the body (client_secret_post) or in HTTP Basic (client_secret_basic): either is
+ * accepted whichever was registered, as both carry the same secret over the same TLS. Every failure is the same invalid_client answer (with a Basic challenge
+ * when Basic was tried).
  */
 @Injectable()
 export class ClientAuthenticator {
@@ -19,17 +17,19 @@ export class ClientAuthenticator {
 
   async authenticate(credentials: ClientCredentials): Promise<RegisteredClient> {
     const { clientId, clientSecret } = credentials;
+    const refuse = (detail: string) => {
+      const error = new InvalidClientError('Client authentication failed', detail);
+      return credentials.viaBasic ? basicChallenge(error) : error;
+    };
     if (!clientId) throw new InvalidRequestError('client_id is required');
     const client = await this.clients.findClientById(clientId);
-    if (!client) throw new InvalidClientError('Client authentication failed', 'unknown client_id');
+    if (!client) throw refuse('unknown client_id');
     if (client.tokenEndpointAuthMethod === 'none') {
-      if (clientSecret !== undefined) {
-        throw new InvalidClientError('Client authentication failed', 'a public client sent a client_secret');
-      }
+      if (clientSecret !== undefined) throw refuse('a public client sent a client_secret');
       return client;
     }
     if (!clientSecret || !client.secretHash || !hashesEqual(hashToken(clientSecret), client.secretHash)) {
-      throw new InvalidClientError('Client authentication failed', 'wrong or missing client_secret');
+      throw refuse('wrong or missing client_secret');
     }
     return client;
   }

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import type { TokenEndpointAuthMethod } from '@platform/contracts';
 import { PrismaService } from '../database/prisma.service';
 
 export interface RegisteredClient {
@@ -7,7 +8,7 @@ export interface RegisteredClient {
   name: string | null;
   applicationType: string;
   redirectUris: string[];
-  tokenEndpointAuthMethod: 'none' | 'client_secret_post';
+  tokenEndpointAuthMethod: TokenEndpointAuthMethod;
   grantTypes: string[];
   responseTypes: string[];
   scope: string;

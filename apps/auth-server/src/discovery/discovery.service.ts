@@ -5,7 +5,7 @@ import { AUTH_CONFIG, type AuthConfig } from '../config/auth-config';
 import { OAUTH_PATHS } from './endpoints';
 
 export const SUPPORTED_GRANT_TYPES = ['authorization_code', 'refresh_token'];
-export const TOKEN_ENDPOINT_AUTH_METHODS = ['none', 'client_secret_post'];
+export const TOKEN_ENDPOINT_AUTH_METHODS = ['none', 'client_secret_basic', 'client_secret_post'];
 
 /**
  * RFC 8414 metadata: the source of truth for what this server supports. The OpenID

@@ -2,6 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { IntrospectionResponse } from '@platform/contracts';
 import { InvalidClientError } from '@platform/oauth-errors';
 import { ClientAuthenticator } from '../client-auth/client-authenticator';
+import { readClientCredentials } from '../client-auth/client-credentials';
 import { FormParams } from '../client-auth/form-params';
 import { AUTH_CONFIG, type AuthConfig } from '../config/auth-config';
 import { hashesEqual, hashToken } from '../crypto/tokens';
@@ -71,7 +72,7 @@ export class IntrospectionService {
   }
 
   private async authenticateCaller(params: FormParams, authorization: string | undefined): Promise<Caller> {
-    const credentials = readCredentials(params, authorization);
+    const credentials = readClientCredentials(params, authorization);
     if (credentials.clientId === this.config.introspectionClient.id) {
       if (credentials.clientSecret && hashesEqual(hashToken(credentials.clientSecret), this.resourceServerSecretHash)) {
         return { kind: 'resource-server' };
@@ -84,25 +85,4 @@ export class IntrospectionService {
     }
     return { kind: 'client', clientId: client.id };
   }
-}
-
-/** client_secret_post, or client_secret_basic (RFC 6749 §2.3.1: both parts form-urlencoded). */
-function readCredentials(params: FormParams, authorization: string | undefined) {
-  const basic = authorization?.match(/^Basic ([A-Za-z0-9+/=]+)$/i);
-  if (basic?.[1]) {
-    const decoded = Buffer.from(basic[1], 'base64').toString('utf8');
-    const separator = decoded.indexOf(':');
-    if (separator > 0) {
-      try {
-        return {
-          clientId: decodeURIComponent(decoded.slice(0, separator).replace(/\+/g, ' ')),
-          clientSecret: decodeURIComponent(decoded.slice(separator + 1).replace(/\+/g, ' ')),
-        };
-      } catch {
-        throw new InvalidClientError('Malformed Basic credentials');
-      }
-    }
-    throw new InvalidClientError('Malformed Basic credentials');
-  }
-  return { clientId: params.optional('client_id', 64), clientSecret: params.optional('client_secret', 256) };
 }

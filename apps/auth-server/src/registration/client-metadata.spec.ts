@@ -23,6 +23,10 @@ describe('validateClientMetadata (RFC 7591)', () => {
     );
   });
 
+  it.each(['client_secret_basic', 'client_secret_post'])('accepts a confidential client with %s', (method) => {
+    expect(validateClientMetadata({ redirect_uris: loopback, token_endpoint_auth_method: method }).tokenEndpointAuthMethod).toBe(method);
+  });
+
   it('ignores metadata it does not understand', () => {
     expect(validateClientMetadata({ redirect_uris: loopback, logo_uri: 'x', software_id: 1 }).redirectUris).toEqual(loopback);
   });
@@ -42,7 +46,7 @@ describe('validateClientMetadata (RFC 7591)', () => {
     ['a non-object body', 'redirect_uris'],
     ['an array body', [loopback]],
     ['application_type web', { redirect_uris: loopback, application_type: 'web' }],
-    ['client_secret_basic', { redirect_uris: loopback, token_endpoint_auth_method: 'client_secret_basic' }],
+    ['client_secret_jwt', { redirect_uris: loopback, token_endpoint_auth_method: 'client_secret_jwt' }],
     ['the implicit grant', { redirect_uris: loopback, grant_types: ['implicit'] }],
     ['refresh_token alone', { redirect_uris: loopback, grant_types: ['refresh_token'] }],
     ['response_type token', { redirect_uris: loopback, response_types: ['token'] }],

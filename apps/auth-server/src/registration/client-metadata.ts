@@ -1,4 +1,4 @@
-import type { ClientRegistrationRequest } from '@platform/contracts';
+import type { ClientRegistrationRequest, TokenEndpointAuthMethod } from '@platform/contracts';
 import { InvalidClientMetadataError, InvalidRedirectUriError } from '@platform/oauth-errors';
 import { ALL_SCOPES, formatScopes, parseScopeString, unknownScopes } from '@platform/scopes';
 import { z } from 'zod';
@@ -22,7 +22,7 @@ const printable = (value: string) => !/[\p{Cc}\p{Cf}]/u.test(value);
 const MetadataSchema = z.object({
   client_name: z.string().trim().min(1).max(200).refine(printable, 'must not contain control or format characters').optional(),
   application_type: z.literal('native').default('native'),
-  token_endpoint_auth_method: z.enum(['none', 'client_secret_post']).default('none'),
+  token_endpoint_auth_method: z.enum(['none', 'client_secret_post', 'client_secret_basic']).default('none'),
   grant_types: z
     .array(z.enum(['authorization_code', 'refresh_token']))
     .min(1)
@@ -37,7 +37,7 @@ export interface ValidatedClientMetadata {
   clientName?: string;
   applicationType: 'native';
   redirectUris: string[];
-  tokenEndpointAuthMethod: 'none' | 'client_secret_post';
+  tokenEndpointAuthMethod: TokenEndpointAuthMethod;
   grantTypes: ('authorization_code' | 'refresh_token')[];
   responseTypes: 'code'[];
   scope: string;

@@ -12,7 +12,7 @@ export class RegistrationService {
 
   async register(body: unknown): Promise<ClientRegistrationResponse> {
     const metadata = validateClientMetadata(body);
-    const confidential = metadata.tokenEndpointAuthMethod === 'client_secret_post';
+    const confidential = metadata.tokenEndpointAuthMethod !== 'none';
     // 128 random bits: client ids are public but must not be guessable.
     const clientId = randomBytes(16).toString('base64url');
     const clientSecret = confidential ? generateOpaqueToken() : undefined;

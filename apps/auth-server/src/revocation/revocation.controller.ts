@@ -1,4 +1,4 @@
-import { Body, Controller, Header, HttpCode, Post } from '@nestjs/common';
+import { Body, Controller, Header, Headers, HttpCode, Post } from '@nestjs/common';
 import { OAUTH_PATHS } from '../discovery/endpoints';
 import { RevocationService } from './revocation.service';
 
@@ -10,8 +10,8 @@ export class RevocationController {
   @Post(OAUTH_PATHS.revocation)
   @HttpCode(200)
   @Header('cache-control', 'no-store')
-  async revoke(@Body() body: unknown): Promise<Record<string, never>> {
-    await this.revocation.revoke(body);
+  async revoke(@Body() body: unknown, @Headers('authorization') authorization?: string): Promise<Record<string, never>> {
+    await this.revocation.revoke(body, authorization);
     return {};
   }
 }

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { ClientAuthenticator } from '../client-auth/client-authenticator';
+import { readClientCredentials } from '../client-auth/client-credentials';
 import { FormParams } from '../client-auth/form-params';
 import { RevocationPublisher } from '../events/revocation-publisher';
 import { GrantRevoker } from '../token/grant-revoker';
@@ -28,12 +29,9 @@ export class RevocationService {
     private readonly publisher: RevocationPublisher,
   ) {}
 
-  async revoke(body: unknown): Promise<void> {
+  async revoke(body: unknown, authorization?: string): Promise<void> {
     const params = FormParams.from(body);
-    const client = await this.clientAuth.authenticate({
-      clientId: params.optional('client_id', 64),
-      clientSecret: params.optional('client_secret', 256),
-    });
+    const client = await this.clientAuth.authenticate(readClientCredentials(params, authorization));
     const token = params.required('token', 4096);
     const hint = parseTokenTypeHint(params.optional('token_type_hint', 50));
 

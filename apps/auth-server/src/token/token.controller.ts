@@ -1,4 +1,4 @@
-import { Body, Controller, Header, HttpCode, Post } from '@nestjs/common';
+import { Body, Controller, Header, Headers, HttpCode, Post } from '@nestjs/common';
 import { OAUTH_PATHS } from '../discovery/endpoints';
 import { TokenService } from './token.service';
 
@@ -11,7 +11,7 @@ export class TokenController {
   @HttpCode(200)
   @Header('cache-control', 'no-store')
   @Header('pragma', 'no-cache')
-  token(@Body() body: unknown) {
-    return this.tokens.exchange(body);
+  token(@Body() body: unknown, @Headers('authorization') authorization?: string) {
+    return this.tokens.exchange(body, authorization);
   }
 }

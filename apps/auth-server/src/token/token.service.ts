@@ -2,6 +2,7 @@ import { Injectable, Optional } from '@nestjs/common';
 import type { TokenResponse } from '@platform/contracts';
 import { UnsupportedGrantTypeError } from '@platform/oauth-errors';
 import { ClientAuthenticator } from '../client-auth/client-authenticator';
+import { readClientCredentials } from '../client-auth/client-credentials';
 import { FormParams } from '../client-auth/form-params';
 import { AuthMetrics } from '../observability/auth-metrics';
 import { AuthorizationCodeGrant } from './grants/authorization-code.grant';
@@ -23,15 +24,12 @@ export class TokenService {
     this.grants = new Map([authorizationCode, refreshToken].map((grant) => [grant.grantType, grant]));
   }
 
-  async exchange(body: unknown): Promise<TokenResponse> {
+  async exchange(body: unknown, authorization?: string): Promise<TokenResponse> {
     const params = FormParams.from(body);
     const grantType = params.required('grant_type', 100);
     const grant = this.grants.get(grantType);
     if (!grant) throw new UnsupportedGrantTypeError(`Unsupported grant_type; supported: ${[...this.grants.keys()].join(', ')}`);
-    const client = await this.clientAuth.authenticate({
-      clientId: params.optional('client_id', 64),
-      clientSecret: params.optional('client_secret', 256),
-    });
+    const client = await this.clientAuth.authenticate(readClientCredentials(params, authorization));
     const response = await grant.handle(client, params);
     this.metrics?.tokenIssued(grantType);
     return response;

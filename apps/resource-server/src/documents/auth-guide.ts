@@ -88,8 +88,9 @@ curl -s ${at(AS.registration)} -H 'content-type: application/json' \\
 \`\`\`
 
 The answer (201) carries \`client_id\`. A public client (\`token_endpoint_auth_method\` \`none\`, the default)
-gets no secret; with \`"token_endpoint_auth_method":"client_secret_post"\` the answer carries a
-\`client_secret\`, shown only this once, to send as a form parameter to the token and revocation endpoints.
+gets no secret; with \`"token_endpoint_auth_method":"client_secret_basic"\` (or \`client_secret_post\`) the
+answer carries a \`client_secret\`, shown only this once, to send to the token, revocation and introspection
+endpoints either as HTTP Basic (\`-u "$CLIENT_ID:$CLIENT_SECRET"\`) or as a \`client_secret\` form parameter, never both.
 
 \`\`\`bash
 CLIENT_ID=...   # from the registration response

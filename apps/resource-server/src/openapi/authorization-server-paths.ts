@@ -76,8 +76,8 @@ export const OAUTH_SCHEMAS: Record<string, SchemaObject> = {
         minItems: 1,
         example: ['http://127.0.0.1:8765/callback'],
       },
-      token_endpoint_auth_method: string('`none` (public client, the default) or `client_secret_post`', {
-        enum: ['none', 'client_secret_post'],
+      token_endpoint_auth_method: string('`none` (public client, the default), `client_secret_basic` or `client_secret_post` (confidential: either way of sending the secret is then accepted)', {
+        enum: ['none', 'client_secret_basic', 'client_secret_post'],
         default: 'none',
       }),
       grant_types: stringArray('Default: both', { type: 'string', enum: ['authorization_code', 'refresh_token'] }),
@@ -103,12 +103,12 @@ export const OAUTH_SCHEMAS: Record<string, SchemaObject> = {
     properties: {
       client_id: string('The new client identifier'),
       client_id_issued_at: { type: 'integer', description: 'Seconds since the epoch' },
-      client_secret: string('Only for client_secret_post clients, and only in this response'),
+      client_secret: string('Only for confidential clients, and only in this response'),
       client_secret_expires_at: { type: 'integer', enum: [0], description: '0: the secret does not expire' },
       client_name: string('As registered'),
       application_type: string('Always native', { enum: ['native'] }),
       redirect_uris: stringArray('As registered', { type: 'string', format: 'uri' }),
-      token_endpoint_auth_method: string('As registered', { enum: ['none', 'client_secret_post'] }),
+      token_endpoint_auth_method: string('As registered', { enum: ['none', 'client_secret_basic', 'client_secret_post'] }),
       grant_types: stringArray('As registered', { type: 'string', enum: ['authorization_code', 'refresh_token'] }),
       response_types: stringArray('As registered', { type: 'string', enum: ['code'] }),
       scope: string('The scopes the client may request'),
@@ -128,7 +128,7 @@ export const OAUTH_SCHEMAS: Record<string, SchemaObject> = {
         pattern: '^[A-Za-z0-9._~-]{43,128}$',
       }),
       client_id: string('The client'),
-      client_secret: string('client_secret_post clients only'),
+      client_secret: string('Confidential clients, unless they send HTTP Basic (client_secret_basic) instead; never both'),
       resource: uri('Optional (RFC 8707); must be the API or a URI under it (the audience was fixed at authorization)'),
     },
   },
@@ -140,7 +140,7 @@ export const OAUTH_SCHEMAS: Record<string, SchemaObject> = {
       grant_type: string('The grant', { enum: ['refresh_token'] }),
       refresh_token: string('The newest refresh token of the grant; an older one revokes the grant (RFC 9700 §4.14.2)'),
       client_id: string('The client'),
-      client_secret: string('client_secret_post clients only'),
+      client_secret: string('Confidential clients, unless they send HTTP Basic (client_secret_basic) instead; never both'),
       scope: string('Optional narrower scope for the new access token only'),
       resource: uri('Optional (RFC 8707); must be the API or a URI under it'),
     },
@@ -176,7 +176,7 @@ export const OAUTH_SCHEMAS: Record<string, SchemaObject> = {
       token: string('An access or refresh token of this client'),
       token_type_hint: string('Optional hint: access_token or refresh_token; other values are ignored'),
       client_id: string('The client the token was issued to'),
-      client_secret: string('client_secret_post clients only'),
+      client_secret: string('Confidential clients, unless they send HTTP Basic (client_secret_basic) instead; never both'),
     },
   },
   IntrospectionRequest: {
@@ -396,7 +396,8 @@ export function authorizationServerPaths(): Record<string, PathItemObject> {
         tags,
         operationId: 'oauth_token',
         summary: 'Token endpoint: authorization_code and refresh_token grants (RFC 6749 §4.1.3, §6)',
-        security: [],
+        // Public clients send client_id alone; confidential ones HTTP Basic or client_secret in the body.
+        security: [{ clientBasic: [] }, {}],
         requestBody: formBody(ref('TokenRequest')),
         responses: {
           '200': json('Tokens', ref('TokenResponse'), NO_STORE),
@@ -410,7 +411,8 @@ export function authorizationServerPaths(): Record<string, PathItemObject> {
         tags,
         operationId: 'oauth_revoke',
         summary: 'Revoke a token (RFC 7009); a refresh token ends its whole grant',
-        security: [],
+        // Public clients send client_id alone; confidential ones HTTP Basic or client_secret in the body.
+        security: [{ clientBasic: [] }, {}],
         requestBody: formBody(ref('RevocationRequest')),
         responses: {
           '200': json('Revoked, or unknown (RFC 7009 §2.2: the answer is the same)', { type: 'object' }),

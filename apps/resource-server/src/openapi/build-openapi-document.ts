@@ -39,7 +39,7 @@ export function buildOpenApiDocument(app: INestApplication, options: OpenApiOpti
     .addSecurity('clientBasic', {
       type: 'http',
       scheme: 'basic',
-      description: 'Confidential client credentials (client_secret_basic), for introspection',
+      description: 'Confidential client credentials (client_secret_basic) at the token, revocation and introspection endpoints',
     })
     .addTag(AUTHORIZATION_SERVER_TAG, `The OAuth 2.0 and OpenID Connect endpoints, served by the authorization server at ${options.issuer}`)
     .build();
