@@ -1,3 +1,4 @@
 export { createTestDatabase, type TestDatabase } from './test-database';
 export { describeIfPostgres, describeIfRedis, realDatabaseUrl, realRedisUrl } from './real-services';
 export { BrowserLikeAgent, type AgentResponse } from './browser-like-agent';
+export { PrivateRedis, freePort, waitFor } from './private-redis';

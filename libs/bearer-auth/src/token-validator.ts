@@ -1,11 +1,11 @@
-import { Inject, Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
+import { Inject, Injectable, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import { accessTokenKey, type IntrospectionResponse } from '@platform/contracts';
 import { InvalidTokenError } from '@platform/oauth-errors';
 import { LRUCache } from 'lru-cache';
-import { createClient, type RedisClientType } from 'redis';
 import { IntrospectionClient } from './introspection-client';
 import { BEARER_AUTH_OPTIONS, type ResolvedBearerAuthOptions } from './options';
 import type { TokenPrincipal } from './principal';
+import { RedisAnswerCache } from './redis-answer-cache';
 
 /** What is cached about a token: the introspection answer, reduced to what validation needs. */
 export type CachedAnswer =
@@ -22,58 +22,51 @@ export type CachedAnswer =
     };
 
 const INACTIVE: CachedAnswer = Object.freeze({ active: false });
-const REDIS_PREFIX = 'bearer-auth:introspection:';
 const INVALID_DESCRIPTION = 'The access token is invalid, expired or revoked';
+/** The longest token the authorization server accepts at introspection. */
+const MAX_TOKEN_LENGTH = 4096;
+/** Without Redis there are no outages: the in-process layer is always trusted. */
+const ALWAYS_TRUSTED = 0;
 
 /**
  * Validates bearer tokens by RFC 7662 introspection, with two cache layers keyed by the
  * token's SHA-256 (never the token): an in-process LRU for hot tokens and Redis shared by
  * every instance. Active answers live at most until the token expires and never longer than
  * the configured ceiling; inactive answers briefly. Revocation events evict both layers.
- * When Redis fails, validation goes straight to introspection; it never accepts a token it
- * could not check.
+ * While Redis is away (and with it the revocation events), nothing cached is used: every
+ * validation is an introspection, and what was cached before is not trusted afterwards (see
+ * RedisAnswerCache). It never accepts a token it could not check.
  */
 @Injectable()
 export class TokenValidator implements OnModuleInit, OnModuleDestroy {
-  private readonly logger = new Logger(TokenValidator.name);
   private readonly introspection: IntrospectionClient;
   private readonly local: LRUCache<string, CachedAnswer>;
   /** Hashes revoked recently: an introspection already in flight must not re-cache them. */
   private readonly revoked: LRUCache<string, true>;
   private readonly inFlight = new Map<string, Promise<CachedAnswer>>();
-  private readonly redis?: RedisClientType;
-  private lastRedisWarning = 0;
+  private readonly shared?: RedisAnswerCache<CachedAnswer>;
 
   constructor(@Inject(BEARER_AUTH_OPTIONS) private readonly options: ResolvedBearerAuthOptions) {
     this.introspection = new IntrospectionClient(options);
     this.local = new LRUCache({ max: options.cache.inProcessEntries });
     this.revoked = new LRUCache({ max: 100_000, ttl: options.cache.ttlCeilingSeconds * 1000 });
-    if (options.redisUrl) {
-      this.redis = createClient({
-        url: options.redisUrl,
-        // Fail fast instead of queueing while Redis is away: validation then goes around it.
-        disableOfflineQueue: true,
-        commandOptions: { timeout: options.redisTimeoutMs },
-        socket: { connectTimeout: 1_000, reconnectStrategy: (retries: number) => Math.min(100 * 2 ** retries, 2_000) },
-      });
-      this.redis.on('error', (error: Error) => this.warnRedis(error.message));
-    }
+    if (options.redisUrl) this.shared = new RedisAnswerCache(options.redisUrl, options, () => this.local.clear());
   }
 
   async onModuleInit(): Promise<void> {
-    // Not awaited: the service starts (and validates through introspection) while Redis is down.
-    this.redis?.connect().catch((error: Error) => this.warnRedis(error.message));
+    // In the background: the service starts (and validates through introspection) while Redis is down.
+    this.shared?.start();
   }
 
   async onModuleDestroy(): Promise<void> {
-    if (this.redis?.isOpen) await this.redis.close().catch(() => undefined);
+    await this.shared?.stop();
   }
 
   /** The principal of a valid token; throws InvalidTokenError or TemporarilyUnavailableError. */
   async validate(token: string): Promise<TokenPrincipal> {
+    rejectOverlong(token);
     const key = accessTokenKey(token);
-    const answer = this.fromMemory(key) ?? (await this.fromRedis(key)) ?? (await this.introspectOnce(key, token));
-    return this.toPrincipal(answer);
+    return this.toPrincipal(await this.answer(key, token));
   }
 
   /** Drops revoked tokens from both layers, at once. */
@@ -82,14 +75,24 @@ export class TokenValidator implements OnModuleInit, OnModuleDestroy {
       this.revoked.set(key, true);
       this.local.delete(key);
     }
-    if (this.redis?.isReady && keys.length > 0) {
-      await this.redis.del(keys.map((key) => REDIS_PREFIX + key)).catch((error: Error) => this.warnRedis(error.message));
-    }
+    await this.shared?.delete(keys);
   }
 
   /** Empties the in-process layer (after an outage of the event bus, events may be lost). */
   clearLocal(): void {
     this.local.clear();
+  }
+
+  private async answer(key: string, token: string): Promise<CachedAnswer> {
+    if (this.trustPeriod() === undefined) {
+      // Revocation events may be being lost: only the authorization server knows.
+      return this.revoked.has(key) ? INACTIVE : this.introspectOnce(key, token);
+    }
+    return this.fromMemory(key) ?? (await this.fromRedis(key)) ?? (await this.introspectOnce(key, token));
+  }
+
+  private trustPeriod(): number | undefined {
+    return this.shared ? this.shared.trustPeriod() : ALWAYS_TRUSTED;
   }
 
   private toPrincipal(answer: CachedAnswer): TokenPrincipal {
@@ -118,18 +121,9 @@ export class TokenValidator implements OnModuleInit, OnModuleDestroy {
   }
 
   private async fromRedis(key: string): Promise<CachedAnswer | undefined> {
-    if (!this.redis?.isReady) return undefined;
-    try {
-      const raw = await this.redis.get(REDIS_PREFIX + key);
-      this.options.metrics.cacheLookup('redis', raw === null ? 'miss' : 'hit');
-      if (raw === null) return undefined;
-      const answer = JSON.parse(raw) as CachedAnswer;
-      this.remember(key, answer, false);
-      return answer;
-    } catch (error) {
-      this.warnRedis((error as Error).message);
-      return undefined;
-    }
+    const answer = await this.shared?.get(key);
+    if (answer) this.remember(key, answer, false);
+    return answer;
   }
 
   /** Concurrent requests with the same uncached token share one introspection call. */
@@ -143,6 +137,7 @@ export class TokenValidator implements OnModuleInit, OnModuleDestroy {
   }
 
   private async introspect(key: string, token: string): Promise<CachedAnswer> {
+    const period = this.trustPeriod();
     let answer: CachedAnswer;
     try {
       answer = toCachedAnswer(await this.introspection.introspect(token));
@@ -151,7 +146,8 @@ export class TokenValidator implements OnModuleInit, OnModuleDestroy {
       throw error;
     }
     this.options.metrics.introspection(answer.active ? 'active' : 'inactive');
-    if (!this.revoked.has(key)) this.remember(key, answer, true);
+    // Not if an outage began or ended meanwhile: a revocation event may have been lost.
+    if (!this.revoked.has(key) && period !== undefined && period === this.trustPeriod()) this.remember(key, answer, true);
     return answer;
   }
 
@@ -161,19 +157,19 @@ export class TokenValidator implements OnModuleInit, OnModuleDestroy {
       : this.options.cache.inactiveTtlSeconds * 1000;
     if (ttlMs <= 0) return;
     this.local.set(key, answer, { ttl: Math.min(ttlMs, this.options.cache.inProcessTtlSeconds * 1000) });
-    if (writeToRedis && this.redis?.isReady) {
-      this.redis
-        .set(REDIS_PREFIX + key, JSON.stringify(answer), { expiration: { type: 'PX', value: Math.ceil(ttlMs) } })
-        .catch((error: Error) => this.warnRedis(error.message));
-    }
+    if (writeToRedis) this.shared?.set(key, answer, ttlMs);
   }
+}
 
-  /** At most one warning every 10 s, however many requests go around Redis. */
-  private warnRedis(message: string): void {
-    const now = Date.now();
-    if (now - this.lastRedisWarning < 10_000) return;
-    this.lastRedisWarning = now;
-    this.logger.warn(`Redis unavailable, validating through introspection: ${message}`);
+/**
+ * The authorization server refuses a longer token at introspection with 400, which would
+ * reach the caller as 503. RFC 6750 §3.1, invalid_token: "The access token provided is
+ * expired, revoked, malformed, or invalid for other reasons. The resource SHOULD respond with
+ * the HTTP 401 (Unauthorized) status code."
+ */
+function rejectOverlong(token: string): void {
+  if (token.length > MAX_TOKEN_LENGTH) {
+    throw new InvalidTokenError(INVALID_DESCRIPTION, `token of ${token.length} characters, over ${MAX_TOKEN_LENGTH}`);
   }
 }
 

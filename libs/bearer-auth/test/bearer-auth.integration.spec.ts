@@ -143,6 +143,23 @@ describe('the guard, with the in-process cache', () => {
     expect(response.body).toEqual({ error: 'invalid_token', error_description: 'The access token is invalid, expired or revoked' });
   });
 
+  it('refuses a token over 4096 characters with 401 invalid_token without introspecting it', async () => {
+    const response = await call(harness, '/students', { token: 'x'.repeat(4097) });
+    expect(response.status).toBe(401);
+    expect(response.challenge).toBe(
+      `Bearer error="invalid_token", error_description="The access token is invalid, expired or revoked", resource_metadata="${METADATA}"`,
+    );
+    expect(response.body).toEqual({ error: 'invalid_token', error_description: 'The access token is invalid, expired or revoked' });
+    expect(stub.calls).toBe(0);
+  });
+
+  it('introspects a token of exactly 4096 characters', async () => {
+    const token = 'y'.repeat(4096);
+    stub.tokens.set(token, { scope: 'students:read' });
+    expect((await call(harness, '/students', { token })).status).toBe(200);
+    expect(stub.calls).toBe(1);
+  });
+
   it('refuses a token without the scope with 403 insufficient_scope naming the scope', async () => {
     stub.tokens.set('reader-only', { scope: 'students:read' });
     const response = await call(harness, '/students', { method: 'POST', token: 'reader-only' });
@@ -273,6 +290,34 @@ describe('an unannotated route', () => {
   });
 });
 
+/**
+ * A logical database of its own: every instance that connects to a Redis bumps the shared
+ * cache generation there, and one started by another suite meanwhile would make these
+ * instances miss each other's entries until their next heartbeat.
+ */
+function isolatedRedisUrl(): string {
+  const url = new URL(realRedisUrl() as string);
+  url.pathname = '/7';
+  return url.toString();
+}
+
+/**
+ * Each instance takes a new cache generation when it connects; the one started first adopts
+ * the later one at its next heartbeat (within a second). Until then the second instance
+ * ignores what the first one writes: probe until an answer cached by the first is shared.
+ */
+async function waitForSharedCache(stub: IntrospectionStub, first: Harness, second: Harness): Promise<void> {
+  await waitFor(async () => {
+    const token = `probe-${Date.now()}-${Math.random()}`;
+    stub.tokens.set(token, { scope: 'students:read' });
+    const callsBefore = stub.calls;
+    await call(first, '/students', { token });
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    await call(second, '/students', { token });
+    return stub.calls === callsBefore + 1;
+  }, 5_000);
+}
+
 describeIfRedis('the Redis layer (real Redis)', () => {
   const stub = new IntrospectionStub(CREDENTIALS, RESOURCE);
   let endpoint: string;
@@ -283,10 +328,9 @@ describeIfRedis('the Redis layer (real Redis)', () => {
   beforeAll(async () => {
     endpoint = await stub.start();
     bus = await new RedisEventBus(realRedisUrl() as string).connect();
-    first = await startApp({ introspectionEndpoint: endpoint, eventBus: bus, redisUrl: realRedisUrl() });
-    second = await startApp({ introspectionEndpoint: endpoint, eventBus: bus, redisUrl: realRedisUrl() });
-    // The cache client connects in the background; give it its first round trip.
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    first = await startApp({ introspectionEndpoint: endpoint, eventBus: bus, redisUrl: isolatedRedisUrl() });
+    second = await startApp({ introspectionEndpoint: endpoint, eventBus: bus, redisUrl: isolatedRedisUrl() });
+    await waitForSharedCache(stub, first, second);
   });
 
   afterAll(async () => {

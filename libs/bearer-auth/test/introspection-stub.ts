@@ -17,6 +17,8 @@ export interface StubToken {
 export class IntrospectionStub {
   readonly tokens = new Map<string, StubToken>();
   calls = 0;
+  /** While set, answers (decided on arrival) wait for it before they are sent. */
+  hold?: Promise<void>;
   private app?: FastifyInstance;
 
   constructor(
@@ -25,7 +27,8 @@ export class IntrospectionStub {
   ) {}
 
   async start(): Promise<string> {
-    const app = Fastify();
+    // A test that fails while an answer is held may leave a connection busy: close it anyway.
+    const app = Fastify({ forceCloseConnections: true });
     app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_req, body, done) =>
       done(null, Object.fromEntries(new URLSearchParams(body as string))),
     );
@@ -35,21 +38,13 @@ export class IntrospectionStub {
       if (form['client_id'] !== this.credentials.id || form['client_secret'] !== this.credentials.secret) {
         return reply.status(401).send({ error: 'invalid_client' });
       }
-      const token = this.tokens.get(form['token'] ?? '');
-      if (!token) return { active: false };
-      const now = Math.floor(Date.now() / 1000);
-      return {
-        active: true,
-        scope: token.scope,
-        client_id: 'client-1',
-        sub: 'user-1',
-        aud: token.aud ?? this.resource,
-        iss: 'http://issuer.test',
-        exp: now + (token.expiresIn ?? 3600),
-        iat: now,
-        token_type: 'Bearer',
-        school_id: token.schoolId ?? 'demo-school',
-      };
+      // Like the authorization server, which takes at most 4096 characters.
+      if ((form['token'] ?? '').length > 4096) {
+        return reply.status(400).send({ error: 'invalid_request', error_description: 'token is too long' });
+      }
+      const answer = this.answer(form['token'] ?? '');
+      await this.hold;
+      return answer;
     });
     await app.listen({ host: '127.0.0.1', port: 0 });
     this.app = app;
@@ -58,5 +53,23 @@ export class IntrospectionStub {
 
   async stop(): Promise<void> {
     await this.app?.close();
+  }
+
+  private answer(value: string) {
+    const token = this.tokens.get(value);
+    if (!token) return { active: false };
+    const now = Math.floor(Date.now() / 1000);
+    return {
+      active: true,
+      scope: token.scope,
+      client_id: 'client-1',
+      sub: 'user-1',
+      aud: token.aud ?? this.resource,
+      iss: 'http://issuer.test',
+      exp: now + (token.expiresIn ?? 3600),
+      iat: now,
+      token_type: 'Bearer',
+      school_id: token.schoolId ?? 'demo-school',
+    };
   }
 }

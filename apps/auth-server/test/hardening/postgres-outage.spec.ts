@@ -10,7 +10,7 @@ import { Client } from 'pg';
 import { DEMO, FormAgent, REDIRECT_URI, authorizationUrl, pkce, post, registerClient } from './support/oauth';
 import { INTROSPECTION_CLIENT, type HardenedAuthServer, startHardenedAuthServer } from './support/hardened-auth-server';
 import { PrivatePostgres } from './support/private-postgres';
-import { waitFor } from './support/private-redis';
+import { waitFor } from '../../../../tools/test-support/private-redis';
 
 jest.setTimeout(120_000);
 

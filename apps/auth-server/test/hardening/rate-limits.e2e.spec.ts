@@ -9,7 +9,7 @@ import { randomBytes } from 'node:crypto';
 import { realRedisUrl } from '../../../../tools/test-support/real-services';
 import { DEMO, FormAgent, authorizationUrl, pkce, post, registerClient } from './support/oauth';
 import { INTROSPECTION_CLIENT, type HardenedAuthServer, createAccount, startHardenedAuthServer } from './support/hardened-auth-server';
-import { PrivateRedis, waitFor } from './support/private-redis';
+import { PrivateRedis, waitFor } from '../../../../tools/test-support/private-redis';
 
 jest.setTimeout(60_000);
 
