@@ -33,3 +33,34 @@ export function limitStream(body: Readable, limit: number): Readable {
   body.on('error', (error) => counter.destroy(error));
   return body.pipe(counter);
 }
+
+/** How much of a refused body is read and thrown away before answering, at most. */
+export const DISCARD_LIMITS = { bytes: 64 * 1024 * 1024, ms: 10_000 };
+
+/**
+ * Reads and throws away the rest of a request body, so that the refusal which follows reaches
+ * the client: answering and closing while it is still sending makes the kernel reset the
+ * connection, and the client sees EPIPE/ECONNRESET instead of the 413 (a "lingering close",
+ * as nginx does it). Bounded in bytes and time; past either, the answer goes out anyway.
+ */
+export function discardBody(body: Readable, limits = DISCARD_LIMITS): Promise<void> {
+  if (body.readableEnded || body.destroyed) return Promise.resolve();
+  return new Promise((resolve) => {
+    let seen = 0;
+    const done = () => {
+      clearTimeout(timer);
+      body.off('data', count);
+      resolve();
+    };
+    const count = (chunk: Buffer) => {
+      seen += chunk.length;
+      if (seen > limits.bytes) done();
+    };
+    const timer = setTimeout(done, limits.ms);
+    body.on('data', count);
+    body.once('end', done);
+    body.once('close', done);
+    body.once('error', done);
+    body.resume();
+  });
+}

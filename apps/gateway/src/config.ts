@@ -8,6 +8,8 @@ export interface GatewayConfig {
   trustProxy: boolean;
   /** The largest request body each service takes; the gateway answers 413 to bigger ones. */
   bodyLimits: Record<ServiceName, number>;
+  /** The largest upload (UPLOAD_PATH only). */
+  uploadMaxBytes: number;
   logLevel: LogLevel;
   /** How long SIGTERM may take before the gateway exits 1 anyway. */
   shutdownTimeoutMs: number;
@@ -59,10 +61,8 @@ export function loadGatewayConfig(env: NodeJS.ProcessEnv = process.env): Gateway
       'resource-server': origin('RESOURCE_SERVER_URL', env['RESOURCE_SERVER_URL'] || 'http://127.0.0.1:3002'),
     },
     trustProxy: env['GATEWAY_TRUST_PROXY'] === 'true',
-    bodyLimits: {
-      'auth-server': SERVICE_BODY_LIMITS['auth-server'],
-      'resource-server': Math.max(SERVICE_BODY_LIMITS['resource-server'], uploadMaxBytes(env['UPLOAD_MAX_BYTES'])),
-    },
+    bodyLimits: { ...SERVICE_BODY_LIMITS },
+    uploadMaxBytes: uploadMaxBytes(env['UPLOAD_MAX_BYTES']),
     logLevel: logLevel(env['LOG_LEVEL']),
     shutdownTimeoutMs: milliseconds('SHUTDOWN_TIMEOUT_MS', env['SHUTDOWN_TIMEOUT_MS'], 8_000),
   };

@@ -122,6 +122,7 @@ describe('gateway', () => {
       limited = await createGateway({
         upstreams: { 'auth-server': auth.url, 'resource-server': resource.url },
         bodyLimits: { 'auth-server': 100, 'resource-server': 1000 },
+        uploadMaxBytes: 3000,
       });
       await limited.listen({ host: '127.0.0.1', port: 0 });
       limitedOrigin = `http://127.0.0.1:${(limited.server.address() as AddressInfo).port}`;
@@ -155,6 +156,12 @@ describe('gateway', () => {
       const response = await fetch(`${limitedOrigin}${path}`, { method: 'POST', headers: { 'content-type': 'text/plain' }, body: 'x'.repeat(length) });
       expect(response.status).toBe(413);
       expect(await response.json()).toEqual(tooLarge);
+    });
+
+    it('lets bodies up to the upload limit through to the upload route only', async () => {
+      const post = (path: string) => fetch(`${limitedOrigin}${path}`, { method: 'POST', headers: { 'content-type': 'text/plain' }, body: 'u'.repeat(2000) });
+      expect((await post('/api/v1/storage/files')).status).toBe(200);
+      expect((await post('/api/v1/courses')).status).toBe(413);
     });
 
     it('passes a body of exactly the limit', async () => {

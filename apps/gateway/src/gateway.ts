@@ -8,11 +8,11 @@ import {
   requestLogLevel,
 } from '@platform/observability';
 import { frameworkErrorOptions } from '@platform/oauth-errors';
-import { GATEWAY_PATHS, SERVICE_BODY_LIMITS, serviceFor, serviceProbeFor, type ServiceName } from '@platform/route-table';
+import { GATEWAY_PATHS, SERVICE_BODY_LIMITS, serviceFor, serviceProbeFor, type ServiceName, UPLOAD_PATH } from '@platform/route-table';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest, LogController } from 'fastify';
 import type { IncomingHttpHeaders } from 'node:http';
 import { Readable } from 'node:stream';
-import { BodyTooLargeError, declaresTooLarge, limitStream } from './body-limit';
+import { BodyTooLargeError, declaresTooLarge, discardBody, limitStream } from './body-limit';
 import type { DestinationStream } from 'pino';
 import { registerProbes } from './probes';
 import { isAmbiguousPath } from './request-target';
@@ -32,6 +32,8 @@ export interface GatewayOptions {
   trustProxy?: boolean;
   /** The largest body each service takes (default SERVICE_BODY_LIMITS); bigger ones get 413 here. */
   bodyLimits?: Readonly<Record<ServiceName, number>>;
+  /** The largest body of UPLOAD_PATH (default 5 MiB, as the resource server's UPLOAD_MAX_BYTES). */
+  uploadMaxBytes?: number;
 }
 
 // Structural views of Fastify's request and reply: the plugin hooks type them for any server kind.
@@ -94,6 +96,8 @@ class RequestLogs extends LogController {
 export async function createGateway(options: GatewayOptions): Promise<FastifyInstance> {
   const trustProxy = options.trustProxy ?? false;
   const bodyLimits = options.bodyLimits ?? SERVICE_BODY_LIMITS;
+  const uploadMaxBytes = options.uploadMaxBytes ?? 5 * 1024 * 1024;
+  const bodyLimitOf = (target: string) => (pathOf(target) === UPLOAD_PATH ? uploadMaxBytes : bodyLimits[serviceFor(target)]);
   const logging = options.logLevel ? { service: 'gateway', level: options.logLevel, destination: options.logDestination } : undefined;
   const app = Fastify({
     logger: logging ? fastifyLoggerOptions(logging) : false,
@@ -114,8 +118,11 @@ export async function createGateway(options: GatewayOptions): Promise<FastifyIns
       sendError(reply, { statusCode: 400, body: { error: 'invalid_request', error_description: 'The path must not contain dot segments or backslashes' } });
       return reply;
     }
-    if (declaresTooLarge(request.headers['content-length'], bodyLimits[serviceFor(request.url)])) {
-      sendError(reply, toGatewayError(new BodyTooLargeError(bodyLimits[serviceFor(request.url)]), serviceFor(request.url)));
+    const service = serviceFor(request.url);
+    const limit = bodyLimitOf(request.url);
+    if (declaresTooLarge(request.headers['content-length'], limit)) {
+      await discardBody(request.raw);
+      sendError(reply, toGatewayError(new BodyTooLargeError(limit), service));
       return reply;
     }
     return undefined;
@@ -125,7 +132,7 @@ export async function createGateway(options: GatewayOptions): Promise<FastifyIns
   // few content types Fastify parses itself (text/plain) arrive whole and are measured.
   app.addHook('preHandler', async (request, reply) => {
     const service = serviceFor(request.url);
-    const limit = bodyLimits[service];
+    const limit = bodyLimitOf(request.url);
     if (request.body instanceof Readable) {
       if (request.headers['content-length'] === undefined) request.body = limitStream(request.body, limit);
     } else if (typeof request.body === 'string' && Buffer.byteLength(request.body) > limit) {
@@ -158,11 +165,13 @@ export async function createGateway(options: GatewayOptions): Promise<FastifyIns
       // http-proxy re-serialises the parsed query; hand the raw one to reply-from instead.
       queryString: (_search, url) => (url.includes('?') ? url.slice(url.indexOf('?') + 1) : ''),
       rewriteRequestHeaders: (request, headers) => forwardedHeaders(request, headers, trustProxy),
-      onError: (reply, { error }) => {
+      onError: async (reply, { error }) => {
         const service = serviceFor(reply.request.url);
+        const answer = toGatewayError(error, service);
+        if (answer.statusCode === 413) await discardBody(reply.request.raw);
         // reply-from has already logged the error itself.
-        reply.request.log.warn({ service }, 'upstream request failed');
-        sendError(reply, toGatewayError(error, service));
+        else reply.request.log.warn({ service }, 'upstream request failed');
+        sendError(reply, answer);
       },
     },
   });

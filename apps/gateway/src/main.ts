@@ -7,6 +7,7 @@ async function main(): Promise<void> {
     upstreams: config.upstreams,
     trustProxy: config.trustProxy,
     bodyLimits: config.bodyLimits,
+    uploadMaxBytes: config.uploadMaxBytes,
     logLevel: config.logLevel,
   });
   let stopping = false;

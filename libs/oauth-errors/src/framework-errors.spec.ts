@@ -1,4 +1,5 @@
 import Fastify, { type FastifyInstance } from 'fastify';
+import { request as httpRequest } from 'node:http';
 import { type AddressInfo, connect } from 'node:net';
 import { frameworkErrorOptions } from './framework-errors';
 
@@ -23,6 +24,7 @@ describe('frameworkErrorOptions', () => {
   beforeAll(async () => {
     app = Fastify({ routerOptions: { maxParamLength: 20 }, ...frameworkErrorOptions });
     app.get('/items/:id', async () => ({ ok: true }));
+    app.delete('/items/:id', async () => ({ ok: true }));
     await app.listen({ host: '127.0.0.1', port: 0 });
     port = (app.server.address() as AddressInfo).port;
   });
@@ -41,5 +43,20 @@ describe('frameworkErrorOptions', () => {
     expect(head).toMatch(/\r\ncache-control: no-store/i);
     expect(body).toEqual({ error: 'invalid_request', error_description: description });
     expect(head).not.toContain('%C0%AF');
+  });
+
+  it('answers once when a refused request still has a body coming: no second answer after the first', async () => {
+    // Node's parser meets the unread rest of the body after the 400 and reports a client error;
+    // answering that too would put a second response after `Connection: close`.
+    const attempt = () =>
+      new Promise<number>((resolve, reject) => {
+        const outgoing = httpRequest(`http://127.0.0.1:${port}/items/%FF`, { method: 'DELETE', headers: { 'content-type': 'application/json', connection: 'close' }, agent: false }, (incoming) => {
+          incoming.resume();
+          incoming.on('end', () => resolve(incoming.statusCode ?? 0));
+        });
+        outgoing.on('error', reject);
+        outgoing.end(`{"a":"${'x'.repeat(70 * 1024)}"}`);
+      });
+    for (let i = 0; i < 20; i++) expect(await attempt()).toBe(400);
   });
 });

@@ -39,7 +39,10 @@ function answerOnSocket(error: NodeJS.ErrnoException, socket: Socket): void {
   if (error.code === 'ECONNRESET' || socket.destroyed) return;
   const { status, description } = parserError(error);
   const body = JSON.stringify({ error: 'invalid_request', error_description: description });
-  if (socket.writable) {
+  // As Node's own handler: answer only if no response has started on this socket (the error
+  // may come from the unread rest of a request that was already answered).
+  const inFlight = (socket as Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage;
+  if (socket.writable && !inFlight?.headersSent) {
     socket.write(
       `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\n` +
         `Content-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +

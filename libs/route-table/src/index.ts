@@ -31,6 +31,9 @@ export const SERVICE_BODY_LIMITS: Readonly<Record<ServiceName, number>> = {
   'resource-server': 1024 * 1024,
 };
 
+/** The resource server's upload route: the one path whose bodies may reach UPLOAD_MAX_BYTES. */
+export const UPLOAD_PATH = '/api/v1/storage/files';
+
 /** Owner of every path no route claims. */
 export const DEFAULT_SERVICE: ServiceName = 'resource-server';
 

@@ -1,3 +1,5 @@
+import { UPLOAD_PATH } from '@platform/route-table';
+import { FILES_PATH } from './storage.service';
 import { contentMatches, isUploadContentType, mediaType, servedContentType } from './content-types';
 
 const png = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13]);
@@ -37,5 +39,11 @@ describe('upload content types', () => {
   it('serves text with its charset', () => {
     expect(servedContentType('text/plain')).toBe('text/plain; charset=utf-8');
     expect(servedContentType('image/png')).toBe('image/png');
+  });
+});
+
+describe('the upload route', () => {
+  it('is the path the gateway lets UPLOAD_MAX_BYTES through to', () => {
+    expect(`/${FILES_PATH}`).toBe(UPLOAD_PATH);
   });
 });
