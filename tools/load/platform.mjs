@@ -1,0 +1,162 @@
+// The platform under load: started with the launcher of `npm start` on free loopback ports,
+// with a fresh data directory (embedded PostgreSQL) or fresh databases on DATABASE_URL, and
+// Redis when REDIS_URL is set. Stopped (and its databases dropped) by stop().
+import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address();
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+async function createDatabases(serverUrl) {
+  if (!serverUrl) return { env: {}, drop: async () => undefined };
+  const suffix = randomBytes(4).toString('hex');
+  const names = { AUTH_DATABASE_URL: `load_auth_${suffix}`, RESOURCE_DATABASE_URL: `load_resource_${suffix}` };
+  const admin = new pg.Client({ connectionString: serverUrl });
+  await admin.connect();
+  const env = {};
+  try {
+    for (const [variable, name] of Object.entries(names)) {
+      await admin.query(`CREATE DATABASE "${name}"`);
+      const url = new URL(serverUrl);
+      url.pathname = `/${name}`;
+      env[variable] = url.toString();
+    }
+  } finally {
+    await admin.end();
+  }
+  return {
+    env,
+    async drop() {
+      const client = new pg.Client({ connectionString: serverUrl });
+      await client.connect();
+      for (const name of Object.values(names)) await client.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+      await client.end();
+    },
+  };
+}
+
+/** Limits sized for one loopback client doing the work of many (the load is not about them). */
+const GENEROUS_LIMITS = {
+  RATE_LIMIT_REGISTRATION_PER_IP: '1000000',
+  RATE_LIMIT_TOKEN_PER_CLIENT: '1000000',
+  RATE_LIMIT_TOKEN_PER_IP: '1000000',
+  RATE_LIMIT_INTROSPECTION_PER_CALLER: '1000000',
+  LOGIN_FREE_FAILURES_PER_IP: '1000000',
+};
+
+export async function startPlatform(root, { build = true } = {}) {
+  const [port, authPort, resourcePort] = await Promise.all([freePort(), freePort(), freePort()]);
+  const dataDir = mkdtempSync(join(tmpdir(), 'platform-load-'));
+  const secret = randomBytes(32).toString('base64url');
+  // The embedded mode reads the introspection secret from the data directory.
+  mkdirSync(dataDir, { recursive: true });
+  writeFileSync(join(dataDir, 'secrets.json'), JSON.stringify({ introspectionClientSecret: secret }), { mode: 0o600 });
+  const databases = await createDatabases(process.env.DATABASE_URL);
+  const baseUrl = `http://127.0.0.1:${port}`;
+  const env = {
+    ...process.env,
+    ...GENEROUS_LIMITS,
+    NODE_ENV: 'test',
+    HOST: '127.0.0.1',
+    PORT: String(port),
+    AUTH_PORT: String(authPort),
+    RESOURCE_PORT: String(resourcePort),
+    PUBLIC_BASE_URL: baseUrl,
+    PLATFORM_DATA_DIR: dataDir,
+    INTROSPECTION_CLIENT_SECRET: secret,
+    SEED_DEMO_DATA: 'true',
+    LOG_LEVEL: 'warn',
+    ...databases.env,
+  };
+  const launcher = spawn(process.execPath, [join(root, 'tools/platform/start.mjs'), ...(build ? [] : ['--no-build'])], {
+    cwd: root,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  const collect = (chunk) => {
+    output += chunk.toString();
+    if (output.length > 200_000) output = output.slice(-100_000);
+  };
+  launcher.stdout.on('data', collect);
+  launcher.stderr.on('data', collect);
+  await new Promise((resolve, reject) => {
+    const timer = setTimeout(() => fail(new Error('the platform did not start within 300 s')), 300_000);
+    const onData = () => {
+      if (output.includes('The platform is up')) {
+        clearTimeout(timer);
+        launcher.stdout.off('data', onData);
+        resolve();
+      }
+    };
+    const fail = (error) => {
+      clearTimeout(timer);
+      launcher.kill('SIGTERM');
+      reject(new Error(`${error.message}\n${output.slice(-3000)}`));
+    };
+    launcher.stdout.on('data', onData);
+    launcher.once('exit', (code) => fail(new Error(`the launcher exited with ${code}`)));
+  });
+  return {
+    baseUrl,
+    introspection: { clientId: 'resource-server', clientSecret: secret },
+    launcherPid: launcher.pid,
+    /** The last lines the services wrote (for a failure report). */
+    output: () => output,
+    async stop() {
+      if (launcher.exitCode === null) {
+        const exited = new Promise((resolve) => launcher.once('exit', resolve));
+        launcher.kill('SIGTERM');
+        const timer = setTimeout(() => launcher.kill('SIGKILL'), 20_000);
+        await exited;
+        clearTimeout(timer);
+      }
+      await databases.drop();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** The launcher's children (the services, the gateway, the embedded databases) and their names. */
+export function childProcesses(pid) {
+  let children = [];
+  try {
+    children = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number);
+  } catch {
+    return [];
+  }
+  return children.map((child) => {
+    let name = `pid ${child}`;
+    try {
+      const command = readFileSync(`/proc/${child}/cmdline`, 'utf8').split('\0').join(' ');
+      const app = /dist\/apps\/([\w-]+)\/main\.js/.exec(command);
+      name = app ? app[1] : /embedded|pglite/i.test(command) ? `embedded-postgres ${child}` : command.slice(0, 60);
+    } catch {
+      // gone
+    }
+    return { pid: child, name };
+  });
+}
+
+/** Resident set size in MiB, from /proc (Linux), or undefined when the process is gone. */
+export function rssMiB(pid) {
+  try {
+    const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return match ? Number(match[1]) / 1024 : undefined;
+  } catch {
+    return undefined;
+  }
+}
