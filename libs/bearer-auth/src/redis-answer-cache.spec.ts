@@ -58,6 +58,25 @@ describe('RedisAnswerCache', () => {
     expect(newGenerations).toBe(1);
   });
 
+  it('starts afresh when the heartbeat finds a newer generation (another instance lived through an outage)', async () => {
+    jest.useFakeTimers({ doNotFake: ['setImmediate'] });
+    try {
+      cache.start();
+      mockClient.emit('ready');
+      mockClient.increments[0]?.resolve(7);
+      await flush();
+      expect(newGenerations).toBe(1);
+      mockClient.get.mockResolvedValueOnce('8');
+      jest.advanceTimersByTime(1_000);
+      await flush();
+      expect(newGenerations).toBe(2);
+      expect(cache.trustPeriod()).toBeDefined();
+    } finally {
+      jest.useRealTimers();
+      await cache.stop();
+    }
+  });
+
   it('stays untrusted when Redis fails while the new generation is being taken', async () => {
     mockClient.emit('ready');
     mockClient.emit('error', new Error('connection reset'));

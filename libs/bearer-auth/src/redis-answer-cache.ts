@@ -23,7 +23,8 @@ interface Entry<T> {
  *  - every (re)connection, the first one included, takes a new generation (INCR): entries
  *    written before it, by any instance, are ignored, and `onNewGeneration` lets the owner
  *    empty its in-process layer. A heartbeat carries a newer generation to the instances
- *    that had no outage of their own, so they share the cache again.
+ *    that had no outage of their own: they empty their in-process layer too, and share the
+ *    cache again.
  * No clocks are compared.
  */
 export class RedisAnswerCache<T> {
@@ -142,7 +143,12 @@ export class RedisAnswerCache<T> {
     try {
       const current = Number(await this.bounded(this.client.get(GENERATION_KEY)));
       if (!this.trusted) await this.recover();
-      else if (current > this.generation) this.generation = current;
+      else if (current > this.generation) {
+        // Another instance lived through an outage this one did not notice; events may have
+        // been lost for this one too (its subscriber shares the Redis): start afresh as well.
+        this.onNewGeneration();
+        this.generation = current;
+      }
     } catch (error) {
       this.failed(error as Error);
     }
