@@ -1,0 +1,86 @@
+/**
+ * Multi-row changes are all-or-nothing, shown deterministically: the last statement of a
+ * change is made to fail (a unique violation), and nothing of the change may remain. The
+ * crash test (postgres-outage.spec) shows the same under a real crash, but only when the
+ * crash happens to land between two statements; this one does not depend on timing.
+ */
+import { Global, Module } from '@nestjs/common';
+import { Test, type TestingModule } from '@nestjs/testing';
+import { createTestDatabase, type TestDatabase } from '../../../../tools/test-support/test-database';
+import { AuthorizeRepository } from '../../src/authorize/authorize.repository';
+import { AUTH_CONFIG, loadAuthConfig } from '../../src/config/auth-config';
+import { DatabaseModule } from '../../src/database/database.module';
+import { PrismaService } from '../../src/database/prisma.service';
+
+jest.setTimeout(60_000);
+
+describe('approving an authorization (grant + code + first-authorization mark, one transaction)', () => {
+  let database: TestDatabase;
+  let moduleRef: TestingModule;
+  let prisma: PrismaService;
+  let repository: AuthorizeRepository;
+
+  beforeAll(async () => {
+    database = await createTestDatabase('auth');
+    const config = loadAuthConfig({
+      NODE_ENV: 'test',
+      DATABASE_URL: database.url,
+      DATABASE_POOL_SIZE: String(database.poolSize),
+      INTROSPECTION_CLIENT_SECRET: 'test-introspection-secret-0123456789',
+    });
+    @Global()
+    @Module({ providers: [{ provide: AUTH_CONFIG, useValue: config }], exports: [AUTH_CONFIG] })
+    class ConfigModule {}
+    moduleRef = await Test.createTestingModule({ imports: [ConfigModule, DatabaseModule], providers: [AuthorizeRepository] }).compile();
+    await moduleRef.init();
+    prisma = moduleRef.get(PrismaService);
+    repository = moduleRef.get(AuthorizeRepository);
+    await prisma.school.create({ data: { id: 's1', name: 'School' } });
+    await prisma.user.create({ data: { id: 'u1', schoolId: 's1', email: 'u1@x.test', name: 'U', role: 'owner', passwordHash: 'x' } });
+    for (const id of ['first', 'second']) {
+      await prisma.client.create({
+        data: {
+          id,
+          name: id,
+          applicationType: 'native',
+          redirectUris: ['http://127.0.0.1/cb'],
+          tokenEndpointAuthMethod: 'none',
+          grantTypes: ['authorization_code', 'refresh_token'],
+          responseTypes: ['code'],
+          scope: 'openid',
+        },
+      });
+    }
+  });
+
+  afterAll(async () => {
+    await moduleRef?.close();
+    await database?.drop();
+  });
+
+  const approval = (clientId: string, codeHash: string) => ({
+    clientId,
+    userId: 'u1',
+    schoolId: 's1',
+    scope: 'openid',
+    resource: 'http://x',
+    nonce: null,
+    authTime: new Date(),
+    codeHash,
+    redirectUri: 'http://127.0.0.1/cb',
+    codeChallenge: 'c'.repeat(43),
+    codeExpiresAt: new Date(Date.now() + 60_000),
+  });
+
+  it('leaves neither the grant nor the first-authorization mark when the code cannot be stored', async () => {
+    await repository.insertGrantWithCode(approval('first', 'same-code-hash'), new Date());
+    expect(await prisma.grant.count()).toBe(1);
+
+    // The code insert of the second approval violates the unique code hash: the grant created
+    // before it in the same transaction must be rolled back, and the client stays "never used".
+    await expect(repository.insertGrantWithCode(approval('second', 'same-code-hash'), new Date())).rejects.toThrow();
+    expect(await prisma.grant.count()).toBe(1);
+    expect(await prisma.grant.count({ where: { clientId: 'second' } })).toBe(0);
+    expect((await prisma.client.findUnique({ where: { id: 'second' } }))?.firstAuthorizedAt).toBeNull();
+  });
+});
