@@ -145,6 +145,13 @@ export async function createGateway(options: GatewayOptions): Promise<FastifyIns
   closeConnectionsWhenIdle(app);
 
   app.setErrorHandler((error: { statusCode?: number; message: string }, request, reply) => {
+    if (reply.raw.headersSent || reply.raw.destroyed) {
+      // The answer was already under way (e.g. the client closed the connection while the
+      // service's body streamed through, or a HEAD answer ended it): nothing left to send,
+      // and nothing went wrong on our side.
+      request.log.debug({ err: error }, 'response ended early');
+      return;
+    }
     const statusCode = error.statusCode ?? 500;
     if (statusCode < 500) {
       sendError(reply, { statusCode, body: { error: 'invalid_request', error_description: error.message } });

@@ -24,7 +24,7 @@ const ROUTER_ERRORS: Record<string, { status: number; description: string }> = {
 
 function routerError(code: string | undefined): OAuthError {
   const known = code === undefined ? undefined : ROUTER_ERRORS[code];
-  return known ? new FrameworkRequestError(known.status, known.description, code) : new ServerError(code);
+  return known ? new FrameworkRequestError(known.status, known.description) : new ServerError(code);
 }
 
 /** Node's HTTP parser errors, answered on the raw socket before any request object exists. */

@@ -35,6 +35,8 @@ export async function startPlatform(): Promise<RunningPlatform> {
     RATE_LIMIT_TOKEN_PER_IP: '100000',
     RATE_LIMIT_TOKEN_PER_CLIENT: '100000',
     LOGIN_FREE_FAILURES_PER_IP: '100000',
+    // The fuzzer signs in with wrong passwords too: the demo account must not end up locked for the other suites.
+    LOGIN_FREE_FAILURES_PER_ACCOUNT: '100000',
     ...databases.env,
   };
   const child = spawn(process.execPath, [join(root, 'tools/platform/start.mjs'), '--no-build'], {
@@ -94,9 +96,15 @@ function waitForBanner(child: ChildProcess): Promise<void> {
   return new Promise((resolvePromise, reject) => {
     let output = '';
     const timer = setTimeout(() => fail(new Error('the platform did not start within 120 s')), 120_000);
+    let up = false;
     const onData = (chunk: Buffer) => {
+      if (up) {
+        reportTrouble(chunk);
+        return;
+      }
       output += chunk.toString();
       if (output.includes('The platform is up')) {
+        up = true;
         clearTimeout(timer);
         resolvePromise();
       }
@@ -110,6 +118,26 @@ function waitForBanner(child: ChildProcess): Promise<void> {
     child.stderr?.on('data', onData);
     child.once('exit', (code) => fail(new Error(`the launcher exited with ${code}`)));
   });
+}
+
+/**
+ * Once the platform is up, what it says is dropped except trouble: a line that is not a JSON log
+ * line (a crash, the launcher saying a service exited) or one at level error or fatal. Without
+ * this, a service dying in the middle of the run would leave only ECONNREFUSED in the tests.
+ */
+function reportTrouble(chunk: Buffer): void {
+  for (const line of chunk.toString().split('\n')) {
+    if (line.trim() === '') continue;
+    let level: unknown;
+    try {
+      level = (JSON.parse(line) as { level?: unknown }).level;
+    } catch {
+      level = undefined;
+    }
+    if (level === undefined || level === 'error' || level === 'fatal' || (typeof level === 'number' && level >= 50)) {
+      process.stderr.write(`[platform] ${line.slice(0, 2000)}\n`);
+    }
+  }
 }
 
 function stopProcess(child: ChildProcess): Promise<void> {
