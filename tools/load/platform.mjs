@@ -4,49 +4,9 @@
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import pg from 'pg';
-
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address();
-      server.close(() => resolve(port));
-    });
-  });
-}
-
-async function createDatabases(serverUrl) {
-  if (!serverUrl) return { env: {}, drop: async () => undefined };
-  const suffix = randomBytes(4).toString('hex');
-  const names = { AUTH_DATABASE_URL: `load_auth_${suffix}`, RESOURCE_DATABASE_URL: `load_resource_${suffix}` };
-  const admin = new pg.Client({ connectionString: serverUrl });
-  await admin.connect();
-  const env = {};
-  try {
-    for (const [variable, name] of Object.entries(names)) {
-      await admin.query(`CREATE DATABASE "${name}"`);
-      const url = new URL(serverUrl);
-      url.pathname = `/${name}`;
-      env[variable] = url.toString();
-    }
-  } finally {
-    await admin.end();
-  }
-  return {
-    env,
-    async drop() {
-      const client = new pg.Client({ connectionString: serverUrl });
-      await client.connect();
-      for (const name of Object.values(names)) await client.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
-      await client.end();
-    },
-  };
-}
+import { createFreshDatabases, freePort } from '../platform/fresh-databases.mjs';
 
 /** Limits sized for one loopback client doing the work of many (the load is not about them). */
 const GENEROUS_LIMITS = {
@@ -64,7 +24,7 @@ export async function startPlatform(root, { build = true } = {}) {
   // The embedded mode reads the introspection secret from the data directory.
   mkdirSync(dataDir, { recursive: true });
   writeFileSync(join(dataDir, 'secrets.json'), JSON.stringify({ introspectionClientSecret: secret }), { mode: 0o600 });
-  const databases = await createDatabases(process.env.DATABASE_URL);
+  const databases = process.env.DATABASE_URL ? await createFreshDatabases(process.env.DATABASE_URL, 'load') : undefined;
   const baseUrl = `http://127.0.0.1:${port}`;
   const env = {
     ...process.env,
@@ -79,7 +39,7 @@ export async function startPlatform(root, { build = true } = {}) {
     INTROSPECTION_CLIENT_SECRET: secret,
     SEED_DEMO_DATA: 'true',
     LOG_LEVEL: 'warn',
-    ...databases.env,
+    ...(databases ? { AUTH_DATABASE_URL: databases.urls.auth, RESOURCE_DATABASE_URL: databases.urls.resource } : {}),
   };
   const launcher = spawn(process.execPath, [join(root, 'tools/platform/start.mjs'), ...(build ? [] : ['--no-build'])], {
     cwd: root,
@@ -124,7 +84,7 @@ export async function startPlatform(root, { build = true } = {}) {
         await exited;
         clearTimeout(timer);
       }
-      await databases.drop();
+      await databases?.drop();
       rmSync(dataDir, { recursive: true, force: true });
     },
   };

@@ -11,7 +11,7 @@ import pg from 'pg';
 import { prepareServerDatabases } from '../../platform/databases.mjs';
 import { relayEventBus, waitUntilListening } from '../../platform/processes.mjs';
 import { existingServices, mainOf } from '../../platform/services.mjs';
-import { freePort } from './system.mjs';
+import { createFreshDatabases, freePort } from '../../platform/fresh-databases.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 export const ROOT = join(here, '../../..');
@@ -31,37 +31,6 @@ export function build() {
 function signingJwk() {
   const jwk = generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ format: 'jwk' });
   return { ...jwk, kid: `bench-${randomBytes(4).toString('hex')}`, alg: 'RS256', use: 'sig' };
-}
-
-/** A fresh database per service on the server of DATABASE_URL; dropped by the returned function. */
-async function createServerDatabases(serverUrl, suffix) {
-  const names = { auth: `bench_auth_${suffix}`, resource: `bench_resource_${suffix}` };
-  const admin = new pg.Client({ connectionString: serverUrl });
-  await admin.connect();
-  const urls = {};
-  try {
-    for (const [service, name] of Object.entries(names)) {
-      await admin.query(`CREATE DATABASE "${name}"`);
-      const url = new URL(serverUrl);
-      url.pathname = `/${name}`;
-      urls[service] = url.toString();
-    }
-  } finally {
-    await admin.end();
-  }
-  return {
-    urls,
-    names,
-    async drop() {
-      const client = new pg.Client({ connectionString: serverUrl });
-      await client.connect();
-      try {
-        for (const name of Object.values(names)) await client.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
-      } finally {
-        await client.end();
-      }
-    },
-  };
 }
 
 function startProcess(name, main, { env, cores, nodeArgs = [], args = [], logFile }) {
@@ -165,7 +134,7 @@ export async function startPlatform({ pinning, profile, log }) {
       });
       databaseDescription = 'embedded PostgreSQL (PGlite), pool size 1 per service';
     } else {
-      const databases = await createServerDatabases(process.env.DATABASE_URL, suffix);
+      const databases = await createFreshDatabases(process.env.DATABASE_URL, 'bench', suffix);
       state.dropDatabases = databases.drop;
       log(`DATABASE_URL: fresh databases ${Object.values(databases.names).join(', ')} (dropped afterwards); migrating...`);
       await prepareServerDatabases(ROOT, services, {

@@ -1,7 +1,6 @@
 // The machine, CPU pinning, and what /proc says about a process.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import os from 'node:os';
 
 /** Clock ticks per second of /proc/<pid>/stat utime and stime (getconf CLK_TCK, 100 on Linux). */
@@ -85,16 +84,6 @@ export function machineDescription() {
   };
 }
 
-export function freePort() {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address();
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 /** Busy and total clock ticks of each core, from /proc/stat. */
 export function coreTimes() {

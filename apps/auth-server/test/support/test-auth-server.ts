@@ -1,6 +1,6 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { createServer } from 'node:net';
-import { createTestDatabase } from '../../../../tools/test-support/test-database';
+import { createTestDatabase, type TestDatabase } from '../../../../tools/test-support/test-database';
 import { startAuthServer } from '../../src/bootstrap';
 import { type AuthConfig, loadAuthConfig } from '../../src/config/auth-config';
 
@@ -20,10 +20,9 @@ export interface TestAuthServer {
  * The real authorization server on a real port, over a fresh database (real PostgreSQL when
  * DATABASE_URL is set, the embedded one otherwise) and Redis when REDIS_URL is set.
  */
-export async function startTestAuthServer(env: Record<string, string> = {}): Promise<TestAuthServer> {
-  const database = await createTestDatabase('auth');
-  const port = await freePort();
-  const config = loadAuthConfig({
+/** What every test auth server is started with: its own port and database, the demo data. */
+export function testServerEnv(port: number, database: TestDatabase): Record<string, string> {
+  return {
     NODE_ENV: 'test',
     HOST: '127.0.0.1',
     AUTH_PORT: String(port),
@@ -33,6 +32,14 @@ export async function startTestAuthServer(env: Record<string, string> = {}): Pro
     INTROSPECTION_CLIENT_ID: INTROSPECTION_CLIENT.id,
     INTROSPECTION_CLIENT_SECRET: INTROSPECTION_CLIENT.secret,
     SEED_DEMO_DATA: 'true',
+  };
+}
+
+export async function startTestAuthServer(env: Record<string, string> = {}): Promise<TestAuthServer> {
+  const database = await createTestDatabase('auth');
+  const port = await freePort();
+  const config = loadAuthConfig({
+    ...testServerEnv(port, database),
     // Suites register many clients from one address; the limits have their own suite (test/hardening).
     RATE_LIMITS_ENABLED: 'false',
     MAINTENANCE_ENABLED: 'false',

@@ -3,10 +3,10 @@ import { createTestDatabase, type TestDatabase } from '../../../../../tools/test
 import { createAuthServer } from '../../../src/bootstrap';
 import { type AuthConfig, loadAuthConfig } from '../../../src/config/auth-config';
 import { hashPassword } from '../../../src/accounts/password';
-import { freePort } from '../../support/test-auth-server';
 import { Client } from 'pg';
+import { freePort, INTROSPECTION_CLIENT, testServerEnv } from '../../support/test-auth-server';
 
-export const INTROSPECTION_CLIENT = { id: 'resource-server', secret: 'test-introspection-secret-0123456789' };
+export { INTROSPECTION_CLIENT };
 
 export interface HardenedAuthServer {
   issuer: string;
@@ -34,15 +34,7 @@ export async function startHardenedAuthServer(options: HardenedOptions = {}): Pr
   const database = options.database ?? (await createTestDatabase('auth'));
   const port = await freePort();
   const env: Record<string, string> = {
-    NODE_ENV: 'test',
-    HOST: '127.0.0.1',
-    AUTH_PORT: String(port),
-    PUBLIC_BASE_URL: `http://127.0.0.1:${port}`,
-    DATABASE_URL: database.url,
-    DATABASE_POOL_SIZE: String(database.poolSize),
-    INTROSPECTION_CLIENT_ID: INTROSPECTION_CLIENT.id,
-    INTROSPECTION_CLIENT_SECRET: INTROSPECTION_CLIENT.secret,
-    SEED_DEMO_DATA: 'true',
+    ...testServerEnv(port, database),
     MAINTENANCE_ENABLED: 'false',
     ...options.env,
   };
