@@ -15,6 +15,9 @@ export class RevocationListener implements OnModuleInit, OnModuleDestroy {
   ) {}
 
   async onModuleInit(): Promise<void> {
+    // Revocations published while our subscription was down never arrive: forget what this
+    // instance cached (Redis entries were evicted by the instances that did hear them).
+    this.options.eventBus.onMissedMessages?.(() => this.validator.clearLocal());
     this.unsubscribe = await this.options.eventBus.subscribe<TokenRevokedEvent>(TOKEN_REVOKED_CHANNEL, (event) => {
       if (!Array.isArray(event?.accessTokenHashes)) return;
       const keys = event.accessTokenHashes.filter((key): key is string => typeof key === 'string');

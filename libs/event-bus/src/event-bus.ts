@@ -8,6 +8,12 @@ export interface EventBus {
   publish<T>(channel: string, payload: T): Promise<void>;
   /** Resolves once the subscription is active; the returned function ends it. */
   subscribe<T>(channel: string, handler: EventHandler<T>): Promise<() => Promise<void>>;
+  /**
+   * Called when the subscriptions are back after they were down: messages published meanwhile
+   * are lost (pub/sub keeps nothing), and a subscriber that relied on them must start afresh.
+   * Only buses that can lose messages implement it.
+   */
+  onMissedMessages?(handler: () => void): void;
   close(): Promise<void>;
 }
 

@@ -1,4 +1,6 @@
 import { createServer, type Server, type Socket } from 'node:net';
+import { createClient } from 'redis';
+import { PrivateRedis, waitFor } from '../../../tools/test-support/private-redis';
 import { PUBLISH_DEADLINE_MS, RedisEventBus } from './redis-event-bus';
 
 /**
@@ -50,6 +52,43 @@ describe('RedisEventBus.publish', () => {
       await expect(bus.publish('channel', { n: 2 })).rejects.toThrow('Redis is not connected');
     } finally {
       await Promise.race([bus.close(), new Promise((resolve) => setTimeout(resolve, 500))]);
+    }
+  });
+});
+
+(PrivateRedis.available() ? describe : describe.skip)('RedisEventBus subscriptions', () => {
+  const redis = new PrivateRedis();
+
+  beforeAll(() => redis.start());
+  afterAll(() => redis.destroy());
+
+  it('says so when its subscriber connection was cut and came back (messages meanwhile are lost), and receives again', async () => {
+    const bus = await new RedisEventBus(redis.url).connect();
+    const received: unknown[] = [];
+    let missed = 0;
+    bus.onMissedMessages(() => missed++);
+    await bus.subscribe('channel', (message) => received.push(message));
+    const admin = await createClient({ url: redis.url }).connect();
+    try {
+      await bus.publish('channel', { n: 1 });
+      await waitFor(async () => received.length === 1, 2_000, 'the first message did not arrive');
+      expect(missed).toBe(0);
+
+      await admin.sendCommand(['CLIENT', 'KILL', 'TYPE', 'pubsub']);
+      await waitFor(async () => missed === 1, 5_000, 'the reconnection was not reported');
+
+      // Subscribed again: the next message arrives.
+      await waitFor(
+        async () => {
+          await bus.publish('channel', { n: 2 });
+          return received.some((message) => (message as { n: number }).n === 2);
+        },
+        5_000,
+        'no message after the reconnection',
+      );
+    } finally {
+      await admin.close();
+      await bus.close();
     }
   });
 });

@@ -14,6 +14,9 @@ export const PUBLISH_DEADLINE_MS = 1_000;
 export class RedisEventBus implements EventBus {
   private readonly publisher: RedisClientType;
   private subscriber?: RedisClientType;
+  private readonly missedMessageHandlers: (() => void)[] = [];
+  /** The subscriber connection failed since it was last ready: messages may have been lost. */
+  private subscriberInterrupted = false;
 
   constructor(private readonly url: string) {
     this.publisher = createClient({ url, socket: { reconnectStrategy: reconnectDelay } });
@@ -49,7 +52,17 @@ export class RedisEventBus implements EventBus {
   async subscribe<T>(channel: string, handler: EventHandler<T>): Promise<() => Promise<void>> {
     if (!this.subscriber) {
       this.subscriber = this.publisher.duplicate();
-      this.subscriber.on('error', (error: Error) => logger.warn(`subscriber: ${error.message}`));
+      this.subscriber.on('error', (error: Error) => {
+        this.subscriberInterrupted = true;
+        logger.warn(`subscriber: ${error.message}`);
+      });
+      // node-redis re-subscribes by itself after reconnecting; what was published meanwhile is gone.
+      this.subscriber.on('ready', () => {
+        if (!this.subscriberInterrupted) return;
+        this.subscriberInterrupted = false;
+        logger.warn('subscriber reconnected: messages published while it was away are lost');
+        for (const handler of this.missedMessageHandlers) handler();
+      });
       await this.subscriber.connect();
     }
     const listener = (message: string) => {
@@ -64,6 +77,10 @@ export class RedisEventBus implements EventBus {
     return async () => {
       await subscriber.unsubscribe(channel, listener);
     };
+  }
+
+  onMissedMessages(handler: () => void): void {
+    this.missedMessageHandlers.push(handler);
   }
 
   async close(): Promise<void> {
