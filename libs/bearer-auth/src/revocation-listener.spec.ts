@@ -21,7 +21,9 @@ class LossyBus implements EventBus {
   reconnectAfterGap(): void {
     for (const handler of this.missed) handler();
   }
-  async close(): Promise<void> {}
+  async close(): Promise<void> {
+    this.handlers.clear();
+  }
 }
 
 describe('RevocationListener', () => {
