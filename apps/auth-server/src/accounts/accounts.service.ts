@@ -1,7 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { AccountsRepository, type Account } from './accounts.repository';
-import { currentLoginAttempt } from './login-attempt-context';
-import { LoginThrottle, LoginThrottledError } from './login-throttle';
+import { LoginThrottle } from './login-throttle';
 import {
   MAX_PASSWORD_LENGTH,
   dummyPasswordHash,
@@ -26,13 +25,9 @@ export class AccountsService {
    * LoginThrottledError (429) while the account or the client's address is locked after too
    * many failures; that check comes first and costs no argon2.
    */
-  async verifyPassword(email: string, password: string): Promise<Account | null> {
+  async verifyPassword(email: string, password: string, clientAddress?: string): Promise<Account | null> {
     const normalized = normalizeEmail(email);
-    const attempt = currentLoginAttempt();
-    const admission = await this.throttle.admit(normalized, attempt?.ip).catch((error: unknown) => {
-      if (error instanceof LoginThrottledError && attempt) attempt.retryAfterSeconds = error.retryAfterSeconds;
-      throw error;
-    });
+    const admission = await this.throttle.admit(normalized, clientAddress);
     let account: Account | null;
     try {
       account = await this.check(normalized, password);

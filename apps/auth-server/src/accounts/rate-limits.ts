@@ -2,15 +2,14 @@ import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { type RateLimitStore, oauthRateLimitRules, registerRateLimits } from '@platform/rate-limits';
 import type { AuthConfig } from '../config/auth-config';
 import { OAUTH_PATHS } from '../discovery/endpoints';
-import { registerLoginThrottle } from './login-attempt-context';
 import { RATE_LIMIT_STORE } from './login-throttle';
 
 /**
  * Every request limit of the authorization server on its Fastify instance, in one call for
- * bootstrap (after NestFactory.create, before listen): registration per address, the token
- * endpoint per client_id and per address, introspection per caller, and the client address
- * for the login backoff. One counter store (Redis when REDIS_URL is set) serves them and the
- * LoginThrottle. Client addresses come from X-Forwarded-For only via TRUSTED_PROXIES.
+ * bootstrap (after NestFactory.create, before init): registration per address, the token
+ * endpoint per client_id and per address, introspection per caller. One counter store (Redis
+ * when REDIS_URL is set) serves them and the LoginThrottle. Client addresses come from
+ * X-Forwarded-For only via TRUSTED_PROXIES.
  */
 export async function registerAuthServerLimits(app: NestFastifyApplication, config: AuthConfig): Promise<void> {
   const { rateLimits } = config.limits;
@@ -21,5 +20,4 @@ export async function registerAuthServerLimits(app: NestFastifyApplication, conf
     trustedProxies: rateLimits.trustedProxies,
     rules: oauthRateLimitRules(rateLimits, OAUTH_PATHS),
   });
-  registerLoginThrottle(fastify, { trustedProxies: rateLimits.trustedProxies });
 }

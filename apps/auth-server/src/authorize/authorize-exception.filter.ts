@@ -51,6 +51,8 @@ export class AuthorizeExceptionFilter implements ExceptionFilter {
             advice: 'Wait a moment, then go back to the application and start the sign-in again.',
           })
         : renderErrorPage({ description: error.description, code: error.error });
+    // E.g. Retry-After on the 429 of a locked sign-in.
+    for (const [name, value] of Object.entries(error.headers)) reply.header(name, value);
     sendHtml(reply, error.status, page);
   }
 }

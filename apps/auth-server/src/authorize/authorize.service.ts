@@ -75,7 +75,8 @@ export class AuthorizeService {
     if (!this.csrf.verify(http.request, formField(params, CSRF_FIELD), CSRF_PURPOSE.login)) {
       return this.loginPage(request, http, 403, { email, error: MESSAGES.loginFormExpired });
     }
-    const account = await this.accounts.verifyPassword(email, formField(params, 'password') ?? '');
+    // request.ip: Fastify resolves X-Forwarded-For with the same TRUSTED_PROXIES as the rate limits.
+    const account = await this.accounts.verifyPassword(email, formField(params, 'password') ?? '', http.request.ip);
     if (!account) {
       // One message for an unknown email and a wrong password: the page must not reveal
       // which emails have an account.
