@@ -1,5 +1,5 @@
 import { LOG_LEVELS, type LogLevel } from '@platform/observability';
-import { SERVICE_BODY_LIMITS, type ServiceName } from '@platform/route-table';
+import { DEFAULT_UPLOAD_MAX_BYTES, SERVICE_BODY_LIMITS, type ServiceName } from '@platform/route-table';
 
 export interface GatewayConfig {
   host: string;
@@ -43,7 +43,7 @@ function milliseconds(name: string, value: string | undefined, fallback: number)
 
 /** The resource server's upload limit (same variable and default as the resource server). */
 function uploadMaxBytes(value: string | undefined): number {
-  if (!value) return 5 * 1024 * 1024;
+  if (!value) return DEFAULT_UPLOAD_MAX_BYTES;
   const bytes = Number(value);
   if (!Number.isInteger(bytes) || bytes < 1 || bytes > 100 * 1024 * 1024) throw new Error(`UPLOAD_MAX_BYTES: expected bytes between 1 and 104857600, got ${value}`);
   return bytes;

@@ -8,7 +8,7 @@ import {
   requestLogLevel,
 } from '@platform/observability';
 import { frameworkErrorOptions } from '@platform/oauth-errors';
-import { GATEWAY_PATHS, SERVICE_BODY_LIMITS, serviceFor, serviceProbeFor, type ServiceName, UPLOAD_PATH } from '@platform/route-table';
+import { DEFAULT_UPLOAD_MAX_BYTES, GATEWAY_PATHS, SERVICE_BODY_LIMITS, serviceFor, serviceProbeFor, type ServiceName, UPLOAD_PATH } from '@platform/route-table';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest, LogController } from 'fastify';
 import type { IncomingHttpHeaders } from 'node:http';
 import { Readable } from 'node:stream';
@@ -32,7 +32,7 @@ export interface GatewayOptions {
   trustProxy?: boolean;
   /** The largest body each service takes (default SERVICE_BODY_LIMITS); bigger ones get 413 here. */
   bodyLimits?: Readonly<Record<ServiceName, number>>;
-  /** The largest body of UPLOAD_PATH (default 5 MiB, as the resource server's UPLOAD_MAX_BYTES). */
+  /** The largest body of UPLOAD_PATH (default DEFAULT_UPLOAD_MAX_BYTES, as the resource server's). */
   uploadMaxBytes?: number;
 }
 
@@ -96,7 +96,7 @@ class RequestLogs extends LogController {
 export async function createGateway(options: GatewayOptions): Promise<FastifyInstance> {
   const trustProxy = options.trustProxy ?? false;
   const bodyLimits = options.bodyLimits ?? SERVICE_BODY_LIMITS;
-  const uploadMaxBytes = options.uploadMaxBytes ?? 5 * 1024 * 1024;
+  const uploadMaxBytes = options.uploadMaxBytes ?? DEFAULT_UPLOAD_MAX_BYTES;
   const bodyLimitOf = (target: string) => (pathOf(target) === UPLOAD_PATH ? uploadMaxBytes : bodyLimits[serviceFor(target)]);
   const logging = options.logLevel ? { service: 'gateway', level: options.logLevel, destination: options.logDestination } : undefined;
   const app = Fastify({

@@ -28,17 +28,18 @@ function routerError(code: string | undefined): OAuthError {
 }
 
 /** Node's HTTP parser errors, answered on the raw socket before any request object exists. */
-function parserError(error: NodeJS.ErrnoException): { status: number; description: string } {
-  if (error.code === 'HPE_HEADER_OVERFLOW') return { status: 431, description: 'The request headers are too large' };
-  if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT') return { status: 408, description: 'The request took too long to arrive' };
-  return { status: 400, description: 'The request is not valid HTTP' };
+function parserError(error: NodeJS.ErrnoException): OAuthError {
+  if (error.code === 'HPE_HEADER_OVERFLOW') return new FrameworkRequestError(431, 'The request headers are too large');
+  if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT') return new FrameworkRequestError(408, 'The request took too long to arrive');
+  return new FrameworkRequestError(400, 'The request is not valid HTTP');
 }
 
 function answerOnSocket(error: NodeJS.ErrnoException, socket: Socket): void {
   // A reset connection has nobody left to answer (https://nodejs.org/api/http.html#event-clienterror).
   if (error.code === 'ECONNRESET' || socket.destroyed) return;
-  const { status, description } = parserError(error);
-  const body = JSON.stringify({ error: 'invalid_request', error_description: description });
+  const refusal = parserError(error);
+  const status = refusal.status;
+  const body = JSON.stringify(refusal.toBody());
   // As Node's own handler: answer only if no response has started on this socket (the error
   // may come from the unread rest of a request that was already answered).
   const inFlight = (socket as Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage;

@@ -2,15 +2,14 @@ export { type Admission, type BackoffPolicy, type Outcome, type RateLimitStore, 
 export { MemoryRateLimitStore } from './memory-store';
 export { RedisRateLimitStore, type RedisRateLimitStoreOptions } from './redis-store';
 export { fastifyRateLimitStore } from './fastify-store';
-export { addressBucket, clientIp, trustedProxyList, type RequestAddressView } from './client-ip';
+export { addressBucket, validateTrustedProxies } from './client-ip';
 export {
-  rateLimitedAddress,
   registerRateLimits,
   type RateLimitRule,
   type Refusal,
   type RegisterRateLimitsOptions,
 } from './register-rate-limits';
-export { type Limit, type OAuthPaths, type OAuthRateLimits, namedClientId, oauthRateLimitRules } from './oauth-rules';
+export { type ClientIdOf, type Limit, type OAuthPaths, type OAuthRateLimits, oauthRateLimitRules } from './oauth-rules';
 
 import { MemoryRateLimitStore } from './memory-store';
 import { RedisRateLimitStore } from './redis-store';

@@ -2,7 +2,6 @@ import rateLimit from '@fastify/rate-limit';
 import { Logger } from '@nestjs/common';
 import { sendOAuthError, TooManyRequestsError } from '@platform/oauth-errors';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { clientIp, trustedProxyList } from './client-ip';
 import { fastifyRateLimitStore } from './fastify-store';
 import type { RateLimitStore } from './store';
 
@@ -33,30 +32,22 @@ export interface Refusal {
 export interface RegisterRateLimitsOptions {
   store: RateLimitStore;
   rules: readonly RateLimitRule[];
-  /** Peers whose X-Forwarded-For is believed (see clientIp); e.g. ["loopback"] behind the local gateway. */
-  trustedProxies: readonly string[];
   /** Off: nothing is registered (RATE_LIMITS_ENABLED=false). */
   enabled?: boolean;
   /** The answer to a refused request; the default is 429 with an RFC 6749-style JSON body. */
   respond?: (request: FastifyRequest, reply: FastifyReply, refusal: Refusal) => void;
 }
 
-const addresses = new WeakMap<FastifyRequest, string>();
-
-/** The client address of a request as the rate limits see it (trusted proxies resolved). */
-export function rateLimitedAddress(request: FastifyRequest): string | undefined {
-  return addresses.get(request);
-}
-
 /**
  * Rate limits on a Fastify instance (call before the server starts listening), counted by
- * @fastify/rate-limit in the given store. Every refusal is `429 {"error":"too_many_requests",
+ * @fastify/rate-limit in the given store. Addresses are `request.ip`: give the instance a
+ * `trustProxy` list of the proxies whose X-Forwarded-For is believed (never `true`, or any
+ * caller picks its own budget). Every refusal is `429 {"error":"too_many_requests",
  * "error_description":…}` with `Retry-After` in seconds.
  */
 export async function registerRateLimits(fastify: FastifyInstance, options: RegisterRateLimitsOptions): Promise<void> {
   if (options.enabled === false || options.rules.length === 0) return;
   const logger = new Logger('RateLimits');
-  const trusted = trustedProxyList(options.trustedProxies);
   const respond = options.respond ?? defaultResponse;
   await fastify.register(rateLimit, {
     global: false,
@@ -94,19 +85,19 @@ export async function registerRateLimits(fastify: FastifyInstance, options: Regi
   });
 
   const hook = (stage: RateLimitRule['stage']) => {
-    const forStage = limiters.filter((limiter) => limiter.rule.stage === stage);
+    // Looked up once per request by route, rather than every rule tested against every request.
+    const byRoute = new Map<string, typeof limiters>();
+    for (const limiter of limiters.filter((candidate) => candidate.rule.stage === stage)) {
+      const route = `${limiter.rule.method} ${limiter.rule.url}`;
+      byRoute.set(route, [...(byRoute.get(route) ?? []), limiter]);
+    }
     return async (request: FastifyRequest, reply: FastifyReply) => {
       const { method, url } = request.routeOptions;
       if (url === undefined) return;
-      const applicable = forStage.filter((limiter) => limiter.rule.url === url && limiter.rule.method === method);
-      if (applicable.length === 0) return;
-      let ip = addresses.get(request);
-      if (ip === undefined) {
-        ip = clientIp({ headers: request.headers, socket: request.raw.socket }, trusted);
-        addresses.set(request, ip);
-      }
+      const applicable = byRoute.get(`${method} ${url}`);
+      if (applicable === undefined) return;
       for (const limiter of applicable) {
-        const refusal = await limiter.refusal(request, ip);
+        const refusal = await limiter.refusal(request, request.ip);
         if (refusal) {
           respond(request, reply, refusal);
           return reply;

@@ -34,6 +34,9 @@ export const SERVICE_BODY_LIMITS: Readonly<Record<ServiceName, number>> = {
 /** The resource server's upload route: the one path whose bodies may reach UPLOAD_MAX_BYTES. */
 export const UPLOAD_PATH = '/api/v1/storage/files';
 
+/** UPLOAD_MAX_BYTES when unset, for the resource server and the gateway alike. */
+export const DEFAULT_UPLOAD_MAX_BYTES = 5 * 1024 * 1024;
+
 /** Owner of every path no route claims. */
 export const DEFAULT_SERVICE: ServiceName = 'resource-server';
 

@@ -1,5 +1,8 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { type RateLimitStore, oauthRateLimitRules, registerRateLimits } from '@platform/rate-limits';
+import type { FastifyRequest } from 'fastify';
+import { readClientCredentials } from '../client-auth/client-credentials';
+import { FormParams } from '../client-auth/form-params';
 import type { AuthConfig } from '../config/auth-config';
 import { OAUTH_PATHS } from '../discovery/endpoints';
 import { RATE_LIMIT_STORE } from './login-throttle';
@@ -9,7 +12,7 @@ import { RATE_LIMIT_STORE } from './login-throttle';
  * bootstrap (after NestFactory.create, before init): registration per address, the token
  * endpoint per client_id and per address, introspection per caller. One counter store (Redis
  * when REDIS_URL is set) serves them and the LoginThrottle. Client addresses come from
- * X-Forwarded-For only via TRUSTED_PROXIES.
+ * X-Forwarded-For only from TRUSTED_PROXIES (Fastify's trustProxy, set in bootstrap).
  */
 export async function registerAuthServerLimits(app: NestFastifyApplication, config: AuthConfig): Promise<void> {
   const { rateLimits } = config.limits;
@@ -17,7 +20,16 @@ export async function registerAuthServerLimits(app: NestFastifyApplication, conf
   await registerRateLimits(fastify, {
     store: app.get<RateLimitStore>(RATE_LIMIT_STORE, { strict: false }),
     enabled: rateLimits.enabled,
-    trustedProxies: rateLimits.trustedProxies,
-    rules: oauthRateLimitRules(rateLimits, OAUTH_PATHS),
+    rules: oauthRateLimitRules(rateLimits, OAUTH_PATHS, namedClientId),
   });
+}
+
+/** The client_id a token or introspection request names, read exactly as client authentication reads it. */
+export function namedClientId(request: FastifyRequest): string | undefined {
+  try {
+    return readClientCredentials(FormParams.from(request.body), request.headers.authorization).clientId;
+  } catch {
+    // Unreadable credentials are refused by the endpoint itself; the per-address limit still counts them.
+    return undefined;
+  }
 }

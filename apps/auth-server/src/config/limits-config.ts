@@ -1,4 +1,4 @@
-import { type OAuthRateLimits, trustedProxyList } from '@platform/rate-limits';
+import { type OAuthRateLimits, validateTrustedProxies } from '@platform/rate-limits';
 import { z } from 'zod';
 import { ConfigError } from './config-error';
 
@@ -25,7 +25,7 @@ const LimitsEnvSchema = z.object({
     .transform((value) => value.split(',').map((entry) => entry.trim()).filter((entry) => entry !== ''))
     .superRefine((entries, context) => {
       try {
-        trustedProxyList(entries);
+        validateTrustedProxies(entries);
       } catch (error) {
         context.addIssue({ code: 'custom', message: (error as Error).message });
       }

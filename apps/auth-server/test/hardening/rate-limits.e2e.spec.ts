@@ -78,6 +78,10 @@ function describeLimits(name: string, redisUrl: () => string | undefined) {
       }
       const refused = await post(`${server.url}/api/oauth/token`, { grant_type: 'refresh_token', refresh_token: 'x'.repeat(43), client_id: client }, from(address()));
       expectTooManyRequests(refused, /token endpoint for this client/);
+      // The same client named in HTTP Basic (RFC 6749 §2.3.1) draws on the same budget.
+      const basic = `Basic ${Buffer.from(`${client}:secret`).toString('base64')}`;
+      const viaBasic = await post(`${server.url}/api/oauth/token`, { grant_type: 'refresh_token', refresh_token: 'x'.repeat(43) }, { ...from(address()), authorization: basic });
+      expectTooManyRequests(viaBasic, /token endpoint for this client/);
     });
 
     it('token endpoint: per address, whichever client_ids it names', async () => {

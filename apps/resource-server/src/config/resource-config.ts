@@ -1,4 +1,5 @@
 import { operationsConfig, operationsEnv, type OperationsConfig } from '@platform/observability';
+import { DEFAULT_UPLOAD_MAX_BYTES } from '@platform/route-table';
 import { isAbsolute, resolve } from 'node:path';
 import { z } from 'zod';
 import { resolvePricingFile } from '../documents/pricing';
@@ -32,7 +33,7 @@ const EnvSchema = z.object({
   DEFAULT_SCHOOL_ID: z.string().min(1).max(100).default('demo-school'),
   /** Where uploads are kept; relative paths are resolved against the working directory. */
   STORAGE_DIR: z.string().min(1).optional(),
-  UPLOAD_MAX_BYTES: z.coerce.number().int().positive().max(100 * 1024 * 1024).default(5 * 1024 * 1024),
+  UPLOAD_MAX_BYTES: z.coerce.number().int().positive().max(100 * 1024 * 1024).default(DEFAULT_UPLOAD_MAX_BYTES),
   /** Set by the launcher when it runs the embedded PostgreSQL. */
   EMBEDDED_MODE: booleanFlag.default(false),
   /** Seed the demo schools (refused in production). */

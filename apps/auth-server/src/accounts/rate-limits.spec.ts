@@ -1,0 +1,20 @@
+import type { FastifyRequest } from 'fastify';
+import { namedClientId } from './rate-limits';
+
+const request = (headers: Record<string, string>, body?: unknown) => ({ headers, body }) as FastifyRequest;
+const basic = (id: string, secret: string) => `Basic ${Buffer.from(`${id}:${secret}`).toString('base64')}`;
+
+describe('namedClientId (the key of the per-client token limit)', () => {
+  it('reads HTTP Basic first (form-decoded, RFC 6749 §2.3.1), then the form', () => {
+    expect(namedClientId(request({ authorization: basic('my%20client', 's') }))).toBe('my client');
+    expect(namedClientId(request({ authorization: basic('my%20client', 's') }, { client_id: 'my client' }))).toBe('my client');
+    expect(namedClientId(request({}, { client_id: 'x' }))).toBe('x');
+  });
+
+  it('names no client when the request names none or could not authenticate anyway', () => {
+    expect(namedClientId(request({}, { client_id: '' }))).toBeUndefined();
+    expect(namedClientId(request({}, undefined))).toBeUndefined();
+    expect(namedClientId(request({}, { client_id: ['x', 'y'] }))).toBeUndefined();
+    expect(namedClientId(request({ authorization: 'Basic !!!' }, { client_id: 'x' }))).toBeUndefined();
+  });
+});
