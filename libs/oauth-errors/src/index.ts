@@ -3,3 +3,4 @@ export { toOAuthError } from './to-oauth-error';
 export { bearerChallenge, type BearerChallenge } from './www-authenticate';
 export { OAuthExceptionFilter, sendOAuthError } from './oauth-exception.filter';
 export { frameworkErrorOptions } from './framework-errors';
+export { toErrorDescription, isErrorDescription, ERROR_DESCRIPTION_GRAMMAR, MAX_ERROR_DESCRIPTION_LENGTH } from './error-description';

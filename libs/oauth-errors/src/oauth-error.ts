@@ -1,3 +1,5 @@
+import { toErrorDescription } from './error-description';
+
 /**
  * One class per OAuth error code (RFC 6749 §4.1.2.1, §5.2; RFC 6750 §3.1; RFC 7591 §3.2.2;
  * RFC 7009 §2.2.1; RFC 8707 §2). Each carries the code, a description safe to show the
@@ -9,13 +11,20 @@ export abstract class OAuthError extends Error {
   abstract readonly status: number;
   /** Extra response headers, e.g. WWW-Authenticate or Retry-After. */
   readonly headers: Record<string, string> = {};
+  /**
+   * What the client is told: always within the error_description grammar (RFC 6749 §5.2,
+   * RFC 6750 §3, RFC 7591 §3.2.2), whatever the caller passed (see error-description.ts).
+   */
+  readonly description: string;
 
   constructor(
-    readonly description: string,
+    description: string,
     /** Logged, never sent to the client. */
     readonly internalDetail?: string,
   ) {
-    super(description);
+    const safe = toErrorDescription(description);
+    super(safe);
+    this.description = safe;
     this.name = new.target.name;
   }
 

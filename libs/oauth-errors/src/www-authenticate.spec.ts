@@ -17,9 +17,13 @@ describe('bearerChallenge (RFC 6750 §3)', () => {
     );
   });
 
-  it('escapes quotes and drops control characters so the header cannot be split', () => {
+  it('keeps error_description within RFC 6750 §3 (no quote, no backslash, no control character): the header cannot be split', () => {
     expect(bearerChallenge({ error: 'invalid_token', errorDescription: 'a "b" \\ c\r\nSet-Cookie: x' })).toBe(
-      'Bearer error="invalid_token", error_description="a \\"b\\" \\\\ cSet-Cookie: x"',
+      "Bearer error=\"invalid_token\", error_description=\"a 'b' / c  Set-Cookie: x\"",
     );
+  });
+
+  it('escapes quotes and drops control characters in the other attributes', () => {
+    expect(bearerChallenge({ realm: 'a "b"\r\n' })).toBe('Bearer realm="a \\"b\\""');
   });
 });

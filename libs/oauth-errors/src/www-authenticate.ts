@@ -1,3 +1,5 @@
+import { toErrorDescription } from './error-description';
+
 export interface BearerChallenge {
   error?: 'invalid_request' | 'invalid_token' | 'insufficient_scope';
   errorDescription?: string;
@@ -17,7 +19,9 @@ export function bearerChallenge(challenge: BearerChallenge): string {
   const params: [string, string | undefined][] = [
     ['realm', challenge.realm],
     ['error', challenge.error],
-    ['error_description', challenge.errorDescription],
+    // RFC 6750 §3: error_description "MUST NOT include characters outside the set %x20-21 /
+    // %x23-5B / %x5D-7E": the same grammar as every other error_description.
+    ['error_description', challenge.errorDescription === undefined ? undefined : toErrorDescription(challenge.errorDescription)],
     ['scope', challenge.scope],
     ['resource_metadata', challenge.resourceMetadata],
   ];

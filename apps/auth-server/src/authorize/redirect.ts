@@ -1,4 +1,4 @@
-import type { OAuthError } from '@platform/oauth-errors';
+import { type OAuthError, toErrorDescription } from '@platform/oauth-errors';
 
 /**
  * Adds parameters to a redirect URI. RFC 6749 §3.1.2: the endpoint URI "MAY include an
@@ -35,8 +35,9 @@ export function errorResponseUrl(redirectUri: string, error: OAuthError, state: 
 
 /**
  * RFC 6749 §4.1.2.1: error_description "MUST NOT include characters outside the set
- * %x20-21 / %x23-5B / %x5D-7E" (printable ASCII without `"` and `\`).
+ * %x20-21 / %x23-5B / %x5D-7E". OAuthError already holds it so; the one rule lives in
+ * @platform/oauth-errors.
  */
 export function descriptionForRedirect(description: string): string {
-  return description.replace(/[^\x20-\x21\x23-\x5b\x5d-\x7e]/g, '?').slice(0, 500);
+  return toErrorDescription(description);
 }

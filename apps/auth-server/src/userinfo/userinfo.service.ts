@@ -47,7 +47,7 @@ function readBearer(authorization: string | undefined): string {
   }
   const match = authorization.match(/^Bearer ([A-Za-z0-9\-._~+/]+=*)$/i);
   if (!match?.[1]) {
-    throw new InvalidRequestError('The Authorization header must be "Bearer <token>"').withHeader(
+    throw new InvalidRequestError("The Authorization header must be 'Bearer <token>'").withHeader(
       'www-authenticate',
       bearerChallenge({ error: 'invalid_request', errorDescription: 'Malformed Authorization header' }),
     );
