@@ -1,0 +1,2 @@
+-- AlterTable
+ALTER TABLE "clients" ADD COLUMN     "scope_ceiling" TEXT;
