@@ -120,12 +120,15 @@ describe('discovery', () => {
       client_id_metadata_document_supported: false,
       service_documentation: `${server.issuer}/auth.md`,
       id_token_signing_alg_values_supported: ['RS256'],
+      request_uri_parameter_supported: false,
     });
-    expect(metadata.scopes_supported).toHaveLength(38);
+    // The 38 of the catalogue, then offline_access (OpenID Connect Core §11).
+    expect(metadata.scopes_supported).toHaveLength(39);
+    expect(metadata.scopes_supported.at(-1)).toBe('offline_access');
     expect(JSON.stringify(metadata)).not.toContain('agent_auth');
 
     const oauth = await (await fetch(`${server.issuer}/.well-known/oauth-authorization-server`)).json();
-    const { id_token_signing_alg_values_supported, subject_types_supported, claims_supported, ...shared } = metadata;
+    const { id_token_signing_alg_values_supported, subject_types_supported, claims_supported, request_uri_parameter_supported, ...shared } = metadata;
     expect(oauth).toEqual(shared);
     expect(subject_types_supported).toEqual(['public']);
     expect(claims_supported).toEqual(expect.arrayContaining(['sub', 'email', 'auth_time', 'nonce']));

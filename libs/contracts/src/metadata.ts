@@ -24,5 +24,6 @@ export interface AuthorizationServerMetadata {
 export interface OpenIdProviderMetadata extends AuthorizationServerMetadata {
   id_token_signing_alg_values_supported: ['RS256'];
   subject_types_supported: ['public'];
+  request_uri_parameter_supported: false;
   claims_supported: string[];
 }

@@ -25,5 +25,6 @@ export interface ClientRegistrationResponse {
   token_endpoint_auth_method: TokenEndpointAuthMethod;
   grant_types: GrantType[];
   response_types: 'code'[];
-  scope: string;
+  /** The default scope of authorization requests without one; absent when none was registered. */
+  scope?: string;
 }

@@ -71,3 +71,24 @@ export const OIDC_SCOPES = ['openid', 'profile', 'email'] as const satisfies rea
 export const BUSINESS_SCOPES = ALL_SCOPES.filter(
   (scope) => !(OIDC_SCOPES as readonly string[]).includes(scope),
 ) as readonly Scope[];
+
+/**
+ * OpenID Connect Core §11: `offline_access` asks for a refresh token usable while the user is
+ * not present. A protocol scope of the authorization server, not a business scope: it guards
+ * no API route, so it is outside the catalogue above (and never in a protected resource's
+ * `scopes_supported`). This platform issues refresh tokens to every client registered for the
+ * refresh_token grant, with or without it; consent shows it as "stay signed in".
+ */
+export const OFFLINE_ACCESS = 'offline_access';
+
+export const PROTOCOL_SCOPES = {
+  [OFFLINE_ACCESS]: { group: 'identity', description: 'Stay signed in: keep access while you are away, until you revoke it' },
+} as const satisfies Record<string, ScopeDefinition>;
+
+export type ProtocolScope = keyof typeof PROTOCOL_SCOPES;
+
+/** What the authorization server accepts and lists in its `scopes_supported`: the catalogue, then the protocol scopes. */
+export const AUTHORIZATION_SERVER_SCOPES = [...ALL_SCOPES, ...(Object.keys(PROTOCOL_SCOPES) as ProtocolScope[])] as readonly (
+  | Scope
+  | ProtocolScope
+)[];

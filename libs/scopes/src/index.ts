@@ -4,7 +4,11 @@ export {
   ALL_SCOPES,
   OIDC_SCOPES,
   BUSINESS_SCOPES,
+  OFFLINE_ACCESS,
+  PROTOCOL_SCOPES,
+  AUTHORIZATION_SERVER_SCOPES,
   type Scope,
+  type ProtocolScope,
   type ScopeGroup,
 } from './catalogue';
-export { isScope, parseScopeString, unknownScopes, formatScopes, hasAllScopes } from './scope-set';
+export { isScope, isRequestableScope, scopeDefinition, parseScopeString, unknownScopes, formatScopes, hasAllScopes } from './scope-set';

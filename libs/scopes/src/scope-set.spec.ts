@@ -1,5 +1,5 @@
-import { ALL_SCOPES, BUSINESS_SCOPES, SCOPES } from './catalogue';
-import { formatScopes, hasAllScopes, parseScopeString, unknownScopes } from './scope-set';
+import { ALL_SCOPES, AUTHORIZATION_SERVER_SCOPES, BUSINESS_SCOPES, OFFLINE_ACCESS, SCOPES } from './catalogue';
+import { formatScopes, hasAllScopes, isRequestableScope, isScope, parseScopeString, scopeDefinition, unknownScopes } from './scope-set';
 
 describe('the scope catalogue', () => {
   it('has the 38 scopes of the specification, each described', () => {
@@ -35,5 +35,23 @@ describe('scope strings (RFC 6749 §3.3)', () => {
   it('checks that every required scope is granted', () => {
     expect(hasAllScopes(['openid', 'students:read'], ['students:read'])).toBe(true);
     expect(hasAllScopes(['openid'], ['students:read'])).toBe(false);
+  });
+});
+
+describe('offline_access (OpenID Connect Core §11)', () => {
+  it('is requestable but not in the catalogue: protected resources never list it', () => {
+    expect(ALL_SCOPES).not.toContain(OFFLINE_ACCESS);
+    expect(Object.keys(SCOPES)).not.toContain(OFFLINE_ACCESS);
+    expect(AUTHORIZATION_SERVER_SCOPES).toEqual([...ALL_SCOPES, OFFLINE_ACCESS]);
+    expect(isScope(OFFLINE_ACCESS)).toBe(false);
+    expect(isRequestableScope(OFFLINE_ACCESS)).toBe(true);
+    expect(scopeDefinition(OFFLINE_ACCESS).description).toMatch(/^Stay signed in/);
+  });
+
+  it('parses, formats and is not unknown', () => {
+    const scopes = parseScopeString('offline_access openid');
+    expect(scopes).toEqual(['openid', 'offline_access']);
+    expect(unknownScopes(scopes)).toEqual([]);
+    expect(formatScopes(scopes)).toBe('openid offline_access');
   });
 });

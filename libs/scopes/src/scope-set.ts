@@ -1,7 +1,18 @@
-import { ALL_SCOPES, SCOPES, type Scope } from './catalogue';
+import { AUTHORIZATION_SERVER_SCOPES, PROTOCOL_SCOPES, type ProtocolScope, SCOPES, type Scope, type ScopeGroup } from './catalogue';
 
+/** A scope of the catalogue (a business or OpenID scope that guards something). */
 export function isScope(value: string): value is Scope {
   return Object.prototype.hasOwnProperty.call(SCOPES, value);
+}
+
+/** A scope the authorization server accepts in a request: the catalogue's or a protocol scope (offline_access). */
+export function isRequestableScope(value: string): value is Scope | ProtocolScope {
+  return isScope(value) || Object.prototype.hasOwnProperty.call(PROTOCOL_SCOPES, value);
+}
+
+/** The words a consent page shows for a requestable scope. */
+export function scopeDefinition(value: Scope | ProtocolScope): { description: string; group: ScopeGroup } {
+  return isScope(value) ? SCOPES[value] : PROTOCOL_SCOPES[value];
 }
 
 /**
@@ -12,19 +23,20 @@ export function isScope(value: string): value is Scope {
 export function parseScopeString(scope: string | undefined | null): string[] {
   if (!scope) return [];
   const requested = new Set(scope.split(' ').filter((token) => token.length > 0));
-  const known = ALL_SCOPES.filter((s) => requested.has(s));
-  const unknown = [...requested].filter((s) => !isScope(s));
+  const known = AUTHORIZATION_SERVER_SCOPES.filter((s) => requested.has(s));
+  const unknown = [...requested].filter((s) => !isRequestableScope(s));
   return [...known, ...unknown];
 }
 
-/** The entries of a parsed scope list that are not in the catalogue. */
+/** The entries of a parsed scope list that the authorization server does not know. */
 export function unknownScopes(scopes: readonly string[]): string[] {
-  return scopes.filter((s) => !isScope(s));
+  return scopes.filter((s) => !isRequestableScope(s));
 }
 
+/** Known scopes (catalogue and protocol ones) in canonical order; unknown ones are dropped. */
 export function formatScopes(scopes: Iterable<string>): string {
   const wanted = new Set(scopes);
-  return ALL_SCOPES.filter((s) => wanted.has(s)).join(' ');
+  return AUTHORIZATION_SERVER_SCOPES.filter((s) => wanted.has(s)).join(' ');
 }
 
 /** True when every scope of `required` is in `granted`. */

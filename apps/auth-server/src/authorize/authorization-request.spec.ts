@@ -4,6 +4,7 @@ import {
   type AuthorizationRequest,
   validateAuthorizationRequest,
 } from './authorization-request';
+import { selfRegisteredScopePolicy } from '../clients/scope-policy';
 import { AuthorizationRedirectError } from './errors';
 import { paramsFromBody, paramsFromUrl, type RequestParams } from './request-params';
 
@@ -15,7 +16,7 @@ const client: AuthorizationClient = {
   id: 'client-1',
   name: 'Lesson Planner CLI',
   redirectUris: [REDIRECT, 'http://localhost:9000/cb?app=1'],
-  scope: 'openid profile email students:read courses:read',
+  scopePolicy: selfRegisteredScopePolicy('openid profile email students:read courses:read'),
   grantTypes: ['authorization_code', 'refresh_token'],
   responseTypes: ['code'],
 };
@@ -68,6 +69,11 @@ describe('validateAuthorizationRequest', () => {
       resource: API,
       codeChallenge: CHALLENGE,
     });
+  });
+
+  it('step-up: a scope beyond the registered one is asked for (the registered scope is a default, not a ceiling)', async () => {
+    const result = (await outcome(request({ scope: 'openid students:write offline_access' }))) as AuthorizationRequest;
+    expect(result.scope).toBe('openid students:write offline_access');
   });
 
   it('uses the client’s registered scope when scope is absent', async () => {
@@ -129,7 +135,6 @@ describe('validateAuthorizationRequest', () => {
       ['challenge too long', { code_challenge: 'a'.repeat(129) }, 'invalid_request', 'code_challenge must be 43 to 128'],
       ['challenge not base64url', { code_challenge: `${'a'.repeat(42)}+` }, 'invalid_request', 'code_challenge must be 43 to 128'],
       ['unknown scope', { scope: 'openid admin:everything' }, 'invalid_scope', 'Unknown scope: admin:everything'],
-      ['scope outside the client’s', { scope: 'openid students:write' }, 'invalid_scope', 'not registered for scope: students:write'],
       ['resource elsewhere', { resource: 'https://evil.example/api' }, 'invalid_target', 'Unknown resource'],
       ['relative resource', { resource: '/api' }, 'invalid_target', 'must be an absolute URI'],
       ['resource with fragment', { resource: `${API}/mcp#x` }, 'invalid_target', 'must not have a fragment'],

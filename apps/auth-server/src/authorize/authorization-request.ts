@@ -1,13 +1,13 @@
 import {
   InvalidRequestError,
-  InvalidScopeError,
   InvalidTargetError,
   type OAuthError,
   UnauthorizedClientError,
   UnsupportedResponseTypeError,
 } from '@platform/oauth-errors';
-import { formatScopes, parseScopeString, unknownScopes } from '@platform/scopes';
+import { formatScopes } from '@platform/scopes';
 import { matchesRegisteredRedirectUri } from '../clients/redirect-uri';
+import { type ClientScopePolicy, resolveRequestedScopes } from '../clients/scope-policy';
 import { resolveResource } from '../resources/resource-indicator';
 import { AuthorizationRedirectError } from './errors';
 import type { RequestParams } from './request-params';
@@ -17,7 +17,8 @@ export interface AuthorizationClient {
   id: string;
   name: string | null;
   redirectUris: readonly string[];
-  scope: string;
+  /** The registered scope as a default (and, for some clients, a ceiling): clients/scope-policy.ts. */
+  scopePolicy: ClientScopePolicy;
   grantTypes: readonly string[];
   responseTypes: readonly string[];
 }
@@ -58,7 +59,6 @@ const CLIENT_ID = /^[\x20-\x7e]{1,256}$/;
 // eslint-disable-next-line no-control-regex -- matching control characters is the point
 const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f]/;
 const MAX_REDIRECT_URI_LENGTH = 2000;
-const MAX_SCOPE_LENGTH = 4096;
 const MAX_RESOURCES = 10;
 /** max_age in seconds: digits only, at most a year's worth (a longer one means no limit anyway). */
 const MAX_AGE = /^\d{1,8}$/;
@@ -152,20 +152,14 @@ export async function validateAuthorizationRequest(
     throw back(new InvalidRequestError('code_challenge must be 43 to 128 characters of base64url (RFC 7636 section 4.2)'));
   }
 
-  const scopeParam = single('scope');
-  if (scopeParam !== undefined && scopeParam.length > MAX_SCOPE_LENGTH) {
-    throw back(new InvalidScopeError('The scope parameter is too long'));
+  // RFC 6749 §3.3: the requested scope, else the registered default, else the least-privilege
+  // default. The registered scope is no ceiling: the user's consent grants.
+  let scopes: string[];
+  try {
+    scopes = resolveRequestedScopes(single('scope'), client.scopePolicy);
+  } catch (error) {
+    throw back(error as OAuthError);
   }
-  // RFC 6749 §3.3: without a scope parameter, the pre-defined default: the registered scope.
-  const scopes = parseScopeString(scopeParam ?? client.scope);
-  const unknown = unknownScopes(scopes);
-  if (unknown.length > 0) throw back(new InvalidScopeError(`Unknown scope: ${listForMessage(unknown)}`));
-  const registered = new Set(parseScopeString(client.scope));
-  const unregistered = scopes.filter((scope) => !registered.has(scope));
-  if (unregistered.length > 0) {
-    throw back(new InvalidScopeError(`This client is not registered for scope: ${listForMessage(unregistered)}`));
-  }
-  if (scopes.length === 0) throw back(new InvalidScopeError('No scope was requested and the client has no registered scope'));
 
   const resources = params.get('resource') ?? [];
   if (resources.length > MAX_RESOURCES) throw back(new InvalidRequestError('Too many resource parameters'));
@@ -229,10 +223,4 @@ function unredirectableSingle(params: RequestParams, name: 'client_id' | 'redire
 /** RFC 6749 §3.1: "Request and response parameters MUST NOT be included more than once." */
 function repeated(name: string): InvalidRequestError {
   return new InvalidRequestError(`The ${name} parameter is included more than once`);
-}
-
-/** Echoed request values in error descriptions, bounded. */
-function listForMessage(values: readonly string[]): string {
-  const shown = values.slice(0, 5).map((value) => (value.length > 64 ? `${value.slice(0, 64)}...` : value));
-  return values.length > shown.length ? `${shown.join(' ')} ...` : shown.join(' ');
 }

@@ -296,13 +296,23 @@ describe('the consent page', () => {
     });
   });
 
-  it('re-validates the carried request: a widened scope comes back as invalid_scope', async () => {
+  it('re-validates the carried request: an unknown scope comes back as invalid_scope', async () => {
+    const browser = new Browser();
+    const consent = await signIn(browser);
+    const fields = withFields(formFields(consent.body), { decision: 'approve', scope: 'openid admin:everything' });
+    const response = await browser.post('/oauth/authorize/consent', fields);
+    expect(response.statusCode).toBe(303);
+    expect(new URL(response.headers.location as string).searchParams.get('error')).toBe('invalid_scope');
+  });
+
+  it('grants only the scope the page showed: a scope widened in the form is refused (403, the page again, no code)', async () => {
     const browser = new Browser();
     const consent = await signIn(browser);
     const fields = withFields(formFields(consent.body), { decision: 'approve', scope: 'openid students:write' });
     const response = await browser.post('/oauth/authorize/consent', fields);
-    expect(response.statusCode).toBe(303);
-    expect(new URL(response.headers.location as string).searchParams.get('error')).toBe('invalid_scope');
+    expect(response.statusCode).toBe(403);
+    expect(response.headers.location).toBeUndefined();
+    expect(response.body).toContain('This form expired or was not sent from this page');
   });
 
   it('re-validates the carried request: a swapped redirect_uri gets an error page, no redirect', async () => {

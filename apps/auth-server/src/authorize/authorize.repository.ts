@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { PrismaService } from '../database/prisma.service';
+import { selfRegisteredScopePolicy } from '../clients/scope-policy';
 import type { AuthorizationClient } from './authorization-request';
 
 export interface ApprovedAuthorization {
@@ -20,11 +21,15 @@ export interface ApprovedAuthorization {
 export class AuthorizeRepository {
   constructor(private readonly prisma: PrismaService) {}
 
-  findClientForAuthorization(clientId: string): Promise<AuthorizationClient | null> {
-    return this.prisma.client.findUnique({
+  async findClientForAuthorization(clientId: string): Promise<AuthorizationClient | null> {
+    const row = await this.prisma.client.findUnique({
       where: { id: clientId },
       select: { id: true, name: true, redirectUris: true, scope: true, grantTypes: true, responseTypes: true },
     });
+    if (!row) return null;
+    const { scope, ...client } = row;
+    // Every client in this table registered itself (RFC 7591).
+    return { ...client, scopePolicy: selfRegisteredScopePolicy(scope) };
   }
 
   /**

@@ -91,7 +91,7 @@ export class AuthorizeService {
     const request = await this.validate(params);
     const session = await this.sessions.findActive(http.request);
     if (!session) return this.loginPage(request, http, 401, { error: MESSAGES.sessionEnded });
-    if (!this.csrf.verify(http.request, formField(params, CSRF_FIELD), CSRF_PURPOSE.consent(session.id))) {
+    if (!this.csrf.verify(http.request, formField(params, CSRF_FIELD), CSRF_PURPOSE.consent(session.id, request.scope))) {
       return this.consentPage(request, session, http, 403, MESSAGES.consentFormExpired);
     }
     const decision = formField(params, 'decision');
@@ -171,7 +171,7 @@ export class AuthorizeService {
       userEmail: session.user.email,
       schoolName: session.user.schoolName,
       action: CONSENT_ACTION,
-      csrfToken: this.csrf.issue(http.request, http.reply, CSRF_PURPOSE.consent(session.id)),
+      csrfToken: this.csrf.issue(http.request, http.reply, CSRF_PURPOSE.consent(session.id, request.scope)),
       hidden: request.carried,
       error,
       branding,

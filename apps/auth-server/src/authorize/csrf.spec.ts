@@ -89,5 +89,6 @@ describe('CsrfTokens', () => {
     const later = exchange().request;
     expect(csrf.verify(later, token, CSRF_PURPOSE.consent('session-a'))).toBe(true);
     expect(csrf.verify(later, token, CSRF_PURPOSE.consent('session-b'))).toBe(false);
+    expect(csrf.verify(later, token, CSRF_PURPOSE.consent('session-a', 'openid students:write'))).toBe(false);
   });
 });

@@ -17,7 +17,7 @@ export const CSRF_FIELD = '_csrf';
  * form, so it cannot produce a matching pair. The purpose binds a token to one form: the
  * consent token also names the login session, so a consent form rendered for one session
  * cannot approve for another (a different user signed in in another tab, or a session
- * planted by login CSRF). The salt changes on every render, so the token in the page is
+ * planted by login CSRF), and the scope it showed. The salt changes on every render, so the token in the page is
  * never the same string twice (BREACH).
  *
  * Why not @fastify/csrf-protection: it implements the same cookie-secret scheme, but its
@@ -74,5 +74,9 @@ function mac(secret: string, salt: string, purpose: string): string {
 
 export const CSRF_PURPOSE = {
   login: 'login',
-  consent: (sessionId: string) => `consent|${sessionId}`,
+  /**
+   * Bound to the session and to the scope the page showed: registered scopes are no ceiling,
+   * so an approval must grant exactly what the user read, not a scope edited into the form.
+   */
+  consent: (sessionId: string, scope = '') => `consent|${sessionId}|${scope}`,
 } as const;

@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { AuthorizationServerMetadata, OpenIdProviderMetadata } from '@platform/contracts';
-import { ALL_SCOPES } from '@platform/scopes';
+import { AUTHORIZATION_SERVER_SCOPES } from '@platform/scopes';
 import { AUTH_CONFIG, type AuthConfig } from '../config/auth-config';
 import { OAUTH_PATHS } from './endpoints';
 
@@ -27,7 +27,8 @@ export class DiscoveryService {
       revocation_endpoint: at(OAUTH_PATHS.revocation),
       userinfo_endpoint: at(OAUTH_PATHS.userinfo),
       jwks_uri: at(OAUTH_PATHS.jwks),
-      scopes_supported: [...ALL_SCOPES],
+      // The catalogue plus offline_access (OpenID Connect Core §11), which no resource lists.
+      scopes_supported: [...AUTHORIZATION_SERVER_SCOPES],
       response_types_supported: ['code'],
       response_modes_supported: ['query'],
       grant_types_supported: SUPPORTED_GRANT_TYPES,
@@ -43,6 +44,8 @@ export class DiscoveryService {
       ...this.oauthMetadata,
       id_token_signing_alg_values_supported: ['RS256'],
       subject_types_supported: ['public'],
+      // OpenID Connect Discovery §3: "If omitted, the default value is true": request_uri is not supported.
+      request_uri_parameter_supported: false,
       claims_supported: [
         'sub', 'iss', 'aud', 'exp', 'iat', 'auth_time', 'nonce',
         'name', 'email', 'email_verified', 'school_id', 'role',

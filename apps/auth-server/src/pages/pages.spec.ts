@@ -72,6 +72,18 @@ describe('pages', () => {
     expect(html).not.toContain('Courses and content');
   });
 
+  it('shows offline_access as "stay signed in" (OpenID Connect Core §11)', () => {
+    expect(describeScopes(['openid', 'offline_access'])).toEqual([
+      {
+        label: 'Your identity',
+        scopes: [
+          { name: 'openid', description: 'Sign you in and know who you are' },
+          { name: 'offline_access', description: 'Stay signed in: keep access while you are away, until you revoke it' },
+        ],
+      },
+    ]);
+  });
+
   it('groups scopes in catalogue order', () => {
     expect(describeScopes(['students:read', 'openid', 'courses:read']).map((g) => g.label)).toEqual([
       'Your identity',

@@ -1,4 +1,4 @@
-import { SCOPE_GROUPS, SCOPES, isScope, type ScopeGroup } from '@platform/scopes';
+import { SCOPE_GROUPS, isRequestableScope, scopeDefinition, type ScopeGroup } from '@platform/scopes';
 import { Eta } from 'eta';
 import { type Branding, DEFAULT_BRANDING } from '../branding/branding';
 import { themeStyle } from '../branding/theme';
@@ -79,8 +79,9 @@ export function describeScopes(scopes: readonly string[]): ScopeGroupView[] {
   }
   for (const name of scopes) {
     // Validation has already refused unknown scopes; skip rather than render a blank row.
-    if (!isScope(name)) continue;
-    const { group, description } = SCOPES[name];
+    if (!isRequestableScope(name)) continue;
+    // offline_access (OpenID Connect Core §11) reads "Stay signed in ...".
+    const { group, description } = scopeDefinition(name);
     groups.get(group)?.scopes.push({ name, description });
   }
   return [...groups.values()].filter((group) => group.scopes.length > 0);

@@ -1,5 +1,4 @@
 import { InvalidClientMetadataError, InvalidRedirectUriError } from '@platform/oauth-errors';
-import { ALL_SCOPES } from '@platform/scopes';
 import { validateClientMetadata } from './client-metadata';
 
 const loopback = ['http://127.0.0.1:8765/callback'];
@@ -13,8 +12,13 @@ describe('validateClientMetadata (RFC 7591)', () => {
       tokenEndpointAuthMethod: 'none',
       grantTypes: ['authorization_code', 'refresh_token'],
       responseTypes: ['code'],
-      scope: ALL_SCOPES.join(' '),
+      // No registered default scope: requests without scope get the least-privilege default.
+      scope: '',
     });
+  });
+
+  it('accepts offline_access (OpenID Connect Core §11)', () => {
+    expect(validateClientMetadata({ redirect_uris: loopback, scope: 'offline_access openid' }).scope).toBe('openid offline_access');
   });
 
   it('keeps the requested scope in catalogue order', () => {

@@ -1,6 +1,6 @@
 import type { ClientRegistrationRequest, TokenEndpointAuthMethod } from '@platform/contracts';
 import { InvalidClientMetadataError, InvalidRedirectUriError } from '@platform/oauth-errors';
-import { ALL_SCOPES, formatScopes, parseScopeString, unknownScopes } from '@platform/scopes';
+import { formatScopes, parseScopeString, unknownScopes } from '@platform/scopes';
 import { z } from 'zod';
 import { checkRedirectUri, type RedirectUriProblem } from '../clients/redirect-uri';
 
@@ -40,6 +40,10 @@ export interface ValidatedClientMetadata {
   tokenEndpointAuthMethod: TokenEndpointAuthMethod;
   grantTypes: ('authorization_code' | 'refresh_token')[];
   responseTypes: 'code'[];
+  /**
+   * The default scope of authorization requests that omit one (clients/scope-policy.ts); ''
+   * when none was registered (requests without scope then get the least-privilege default).
+   */
   scope: string;
 }
 
@@ -63,12 +67,14 @@ export function validateClientMetadata(body: unknown): ValidatedClientMetadata {
     throw new InvalidClientMetadataError(`${field}: ${issue?.message ?? 'invalid value'}`);
   }
   const metadata = parsed.data;
-  const scopes = metadata.scope === undefined ? [...ALL_SCOPES] : parseScopeString(metadata.scope);
+  // RFC 7591 §2: "If omitted, an authorization server MAY register a client with a default
+  // set of scopes." None is registered: requests without scope get the least-privilege default.
+  const scopes = metadata.scope === undefined ? [] : parseScopeString(metadata.scope);
   const unknown = unknownScopes(scopes);
   if (unknown.length > 0) {
     throw new InvalidClientMetadataError(`scope: unknown scope ${unknown.slice(0, 3).join(', ')}`);
   }
-  if (scopes.length === 0) throw new InvalidClientMetadataError('scope: must name at least one scope');
+  if (metadata.scope !== undefined && scopes.length === 0) throw new InvalidClientMetadataError('scope: must name at least one scope');
 
   return {
     clientName: metadata.client_name,

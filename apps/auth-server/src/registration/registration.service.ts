@@ -39,7 +39,8 @@ export class RegistrationService {
       token_endpoint_auth_method: metadata.tokenEndpointAuthMethod,
       grant_types: metadata.grantTypes,
       response_types: metadata.responseTypes,
-      scope: client.scope,
+      // §3.2.1: the registered metadata; a scope only when one was registered.
+      ...(client.scope ? { scope: client.scope } : {}),
     };
   }
 }
