@@ -1,0 +1,154 @@
+import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
+import { request, type RequestOptions } from 'node:https';
+import { isIP, type LookupFunction, type Socket } from 'node:net';
+import { rootCertificates } from 'node:tls';
+import { MetadataDocumentError } from './errors';
+import { isSpecialUseAddress } from './special-use-address';
+
+/** dns.lookup's shape with `all: true`; tests pass a resolver that maps names without real DNS. */
+export type Resolver = (hostname: string, callback: (error: Error | null, addresses: LookupAddress[]) => void) => void;
+
+export interface FetchSettings {
+  timeoutMs: number;
+  maxBytes: number;
+  allowSpecialUseAddresses: boolean;
+  /** Extra PEM roots, trusted in addition to the system's (tests only). */
+  extraCaCertificates?: string;
+  resolver?: Resolver;
+}
+
+export interface FetchedDocument {
+  body: unknown;
+  headers: Record<string, string | string[] | undefined>;
+}
+
+const systemResolver: Resolver = (hostname, callback) =>
+  dnsLookup(hostname, { all: true, verbatim: true }, (error, addresses) => callback(error, addresses ?? []));
+
+/**
+ * The connect-time check. Node calls the agent's `lookup` for every connection it opens and
+ * connects to exactly the address it returns, so refusing special-use addresses HERE (not in
+ * a separate, earlier DNS query) leaves no gap for DNS rebinding: the address checked is the
+ * address connected to. Every address of the name must be acceptable.
+ */
+function guardedLookup(settings: FetchSettings): LookupFunction {
+  const resolve = settings.resolver ?? systemResolver;
+  return (hostname, options, callback) => {
+    resolve(hostname, (error, addresses) => {
+      if (error) return callback(error, '', 0);
+      const refused = addresses.find((entry) => isSpecialUseAddress(entry.address));
+      if (addresses.length === 0 || (refused && !settings.allowSpecialUseAddresses)) {
+        return callback(new SpecialUseAddress(hostname, refused?.address), '', 0);
+      }
+      const family = options.family === 6 ? 6 : options.family === 4 ? 4 : undefined;
+      const usable = family ? addresses.filter((entry) => entry.family === family) : addresses;
+      if (usable.length === 0) return callback(Object.assign(new Error(`no IPv${family} address`), { code: 'ENOTFOUND' }), '', 0);
+      if (options.all) return (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, usable);
+      return callback(null, usable[0].address, usable[0].family);
+    });
+  };
+}
+
+class SpecialUseAddress extends Error {
+  constructor(
+    readonly hostname: string,
+    readonly address?: string,
+  ) {
+    super(`${hostname} resolves to a special-use address${address ? ` (${address})` : ''}`);
+  }
+}
+
+/**
+ * Fetches a client ID metadata document (draft "Client Information Discovery"): one GET over
+ * https, no redirects followed (Node's https never follows them; a 3xx is refused), only a
+ * 200 with an application/json body, at most `maxBytes` read before the connection is cut,
+ * the whole exchange bounded by `timeoutMs`, and never to a special-use address.
+ */
+export function fetchMetadataDocument(url: URL, settings: FetchSettings): Promise<FetchedDocument> {
+  const refuse = (problem: ConstructorParameters<typeof MetadataDocumentError>[0], description: string, detail?: string) =>
+    new MetadataDocumentError(problem, description, detail ?? `${problem}: ${url.href}`);
+
+  // An IP literal is connected to without any lookup: check it here.
+  const literal = url.hostname.replace(/^\[|\]$/g, '');
+  if (isIP(literal) && isSpecialUseAddress(literal) && !settings.allowSpecialUseAddresses) {
+    return Promise.reject(refuse('special-use-address', 'the client_id host is a special-use address'));
+  }
+
+  return new Promise<FetchedDocument>((resolve, reject) => {
+    let settled = false;
+    const finish = (error: Error | null, result?: FetchedDocument) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      if (error) {
+        req.destroy();
+        reject(error);
+      } else resolve(result as FetchedDocument);
+    };
+    const options: RequestOptions = {
+      method: 'GET',
+      headers: { accept: 'application/json', 'user-agent': 'course-platform-auth-server (client-id-metadata-document)' },
+      lookup: guardedLookup(settings),
+      // A fresh connection per fetch: the lookup above runs for each one.
+      agent: false,
+      ...(settings.extraCaCertificates ? { ca: [...rootCertificates, settings.extraCaCertificates] } : {}),
+    };
+    const req = request(url, options, (res) => {
+      const status = res.statusCode ?? 0;
+      if (status >= 300 && status < 400) {
+        return finish(refuse('redirect', 'the client_id URL answered with a redirect, and redirects are not followed', `HTTP ${status} from ${url.href}`));
+      }
+      if (status !== 200) {
+        return finish(refuse('bad-status', `the client_id URL answered with HTTP ${status} instead of 200`));
+      }
+      const mediaType = (res.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
+      if (mediaType !== 'application/json') {
+        return finish(refuse('bad-content-type', 'the client_id URL must answer with Content-Type application/json'));
+      }
+      const declared = Number(res.headers['content-length']);
+      if (Number.isFinite(declared) && declared > settings.maxBytes) {
+        return finish(refuse('too-large', `the document is larger than ${settings.maxBytes} bytes`));
+      }
+      const chunks: Buffer[] = [];
+      let received = 0;
+      res.on('data', (chunk: Buffer) => {
+        received += chunk.length;
+        if (received > settings.maxBytes) {
+          finish(refuse('too-large', `the document is larger than ${settings.maxBytes} bytes`));
+          return;
+        }
+        chunks.push(chunk);
+      });
+      res.on('error', (error) => finish(refuse('unreachable', 'the connection to the client_id URL failed', error.message)));
+      res.on('end', () => {
+        let body: unknown;
+        try {
+          body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+        } catch {
+          return finish(refuse('not-json', 'the document is not valid JSON'));
+        }
+        finish(null, { body, headers: res.headers });
+      });
+    });
+    // Defense in depth: whatever socket was opened, its peer must be acceptable.
+    req.on('socket', (socket: Socket) => {
+      socket.once('connect', () => {
+        const peer = socket.remoteAddress;
+        if (!settings.allowSpecialUseAddresses && (!peer || isSpecialUseAddress(peer))) {
+          finish(refuse('special-use-address', 'the client_id host is a special-use address', `connected to ${peer}`));
+        }
+      });
+    });
+    req.on('error', (error: Error & { code?: string }) => {
+      if (error instanceof SpecialUseAddress) {
+        return finish(refuse('special-use-address', 'the client_id host resolves to a special-use address', error.message));
+      }
+      finish(refuse('unreachable', 'the client_id URL could not be fetched', `${error.code ?? ''} ${error.message}`));
+    });
+    const timer = setTimeout(
+      () => finish(refuse('timeout', `the client_id URL did not answer within ${settings.timeoutMs} ms`)),
+      settings.timeoutMs,
+    );
+    req.end();
+  });
+}

@@ -1,0 +1,33 @@
+import { InvalidClientError } from '@platform/oauth-errors';
+
+/** Why a client ID metadata document could not be used; logged (internal detail), never a 500. */
+export type MetadataDocumentProblem =
+  | 'malformed-client-id'
+  | 'host-not-allowed'
+  | 'special-use-address'
+  | 'unreachable'
+  | 'timeout'
+  | 'redirect'
+  | 'bad-status'
+  | 'bad-content-type'
+  | 'too-large'
+  | 'not-json'
+  | 'invalid-document'
+  | 'disabled';
+
+/**
+ * A client_id URL whose document could not be fetched or is not acceptable. At the token,
+ * revocation and introspection endpoints this is the usual invalid_client (RFC 6749 §5.2);
+ * at the authorization endpoint it is shown on the error page and never redirected
+ * (RFC 6749 §4.1.2.1: the redirect URI is unverified). Descriptions are plain ASCII without
+ * double quotes, so they fit an error_description and a WWW-Authenticate parameter as is.
+ */
+export class MetadataDocumentError extends InvalidClientError {
+  constructor(
+    readonly problem: MetadataDocumentProblem,
+    description: string,
+    internalDetail?: string,
+  ) {
+    super(`Client metadata document refused: ${description}`, internalDetail ?? problem);
+  }
+}

@@ -1,0 +1,12 @@
+export { CIMD_CONFIG, type CimdConfig, isHostAllowed, loadCimdConfig, MAX_DOCUMENT_BYTES } from './cimd-config';
+export { clientIdHost, isUrlClientId, parseClientIdUrl } from './client-id-url';
+export {
+  CIMD_RESOLVER_OVERRIDES,
+  ClientMetadataDocumentResolver,
+  type MetadataDocumentRegisteredClient,
+  type ResolverOverrides,
+} from './client-metadata-document.resolver';
+export { ClientMetadataDocumentsModule } from './client-metadata-documents.module';
+export { MetadataDocumentError, type MetadataDocumentProblem } from './errors';
+export { isSpecialUseAddress } from './special-use-address';
+export type { Resolver } from './document-fetcher';

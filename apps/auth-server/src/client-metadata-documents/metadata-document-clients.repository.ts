@@ -1,0 +1,44 @@
+import { Injectable } from '@nestjs/common';
+import { PrismaService } from '../database/prisma.service';
+import type { MetadataDocumentClient } from './document-validation';
+
+export const METADATA_DOCUMENT_KIND = 'metadata_document';
+
+export interface StoredClientState {
+  createdAt: Date;
+  disabledAt: Date | null;
+}
+
+/**
+ * A metadata-document client gets a row in `clients` like any other, keyed by its URL, so
+ * grants, codes and tokens reference it exactly as they reference registered clients, and
+ * staff can disable it. The row mirrors the last valid document; the document stays the
+ * source of truth.
+ */
+@Injectable()
+export class MetadataDocumentClientsRepository {
+  constructor(private readonly prisma: PrismaService) {}
+
+  saveFetchedDocument(client: MetadataDocumentClient, now: Date): Promise<StoredClientState> {
+    const metadata = {
+      name: client.name,
+      applicationType: client.applicationType,
+      redirectUris: client.redirectUris,
+      tokenEndpointAuthMethod: client.tokenEndpointAuthMethod,
+      grantTypes: client.grantTypes,
+      responseTypes: client.responseTypes,
+      scope: client.scope,
+      metadataFetchedAt: now,
+    };
+    return this.prisma.client.upsert({
+      where: { id: client.id },
+      create: { id: client.id, secretHash: null, kind: METADATA_DOCUMENT_KIND, ...metadata },
+      update: metadata,
+      select: { createdAt: true, disabledAt: true },
+    });
+  }
+
+  findClientState(id: string): Promise<StoredClientState | null> {
+    return this.prisma.client.findUnique({ where: { id }, select: { createdAt: true, disabledAt: true } });
+  }
+}
