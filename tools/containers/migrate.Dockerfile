@@ -3,10 +3,14 @@
 # the databases when missing and runs `prisma migrate deploy` for the auth and resource schemas.
 # Build from the repository root:
 #   docker build -f tools/containers/migrate.Dockerfile -t localhost/course-platform/migrate .
+# The base image is a build argument whose default is the official image (CI: its local
+# stand-in, see tools/containers/base-images.sh).
 # Run: AUTH_DATABASE_URL and RESOURCE_DATABASE_URL (see migrate.cjs for the options).
 
+ARG NODE_IMAGE=node:24-bookworm-slim
+
 # --- deps: prisma, @prisma/adapter-pg and pg at the workspace's locked versions, nothing else.
-FROM node:20-bookworm-slim AS deps
+FROM ${NODE_IMAGE} AS deps
 WORKDIR /deps
 ENV NODE_ENV=production
 COPY package.json package-lock.json /workspace/
@@ -18,7 +22,7 @@ RUN node /workspace/tools/containers/runtime-manifest.cjs --root /workspace \
 RUN npm install --omit=dev --ignore-scripts --no-audit --no-fund && npm cache clean --force
 
 # --- runtime
-FROM node:20-bookworm-slim AS runtime
+FROM ${NODE_IMAGE} AS runtime
 ENV NODE_ENV=production \
     CHECKPOINT_DISABLE=1 \
     PRISMA_HIDE_UPDATE_MESSAGE=1

@@ -20,8 +20,17 @@ describe('loadGatewayConfig', () => {
     ['LOG_LEVEL', { LOG_LEVEL: 'verbose' }],
     ['SHUTDOWN_TIMEOUT_MS', { SHUTDOWN_TIMEOUT_MS: '5' }],
     ['UPLOAD_MAX_BYTES', { UPLOAD_MAX_BYTES: '-1' }],
+    ['GATEWAY_TRUST_PROXY', { GATEWAY_TRUST_PROXY: 'yes' }],
   ])('names %s when it is malformed', (variable, env) => {
     expect(() => loadGatewayConfig(env)).toThrow(new RegExp(`^${variable}: `));
+  });
+
+  it.each([
+    ['false', false],
+    ['true', true],
+    ['10.0.0.2, 192.168.0.0/16,loopback', ['10.0.0.2', '192.168.0.0/16', 'loopback']],
+  ])('reads GATEWAY_TRUST_PROXY=%s', (value, expected) => {
+    expect(loadGatewayConfig({ GATEWAY_TRUST_PROXY: value }).trustProxy).toEqual(expected);
   });
 
   it('reads the upload limit from the same variable as the resource server', () => {

@@ -1,11 +1,17 @@
 import { LOG_LEVELS, type LogLevel } from '@platform/observability';
+import { validateTrustedProxies } from '@platform/rate-limits';
 import { DEFAULT_UPLOAD_MAX_BYTES, SERVICE_BODY_LIMITS, type ServiceName } from '@platform/route-table';
 
 export interface GatewayConfig {
   host: string;
   port: number;
   upstreams: Record<ServiceName, string>;
-  trustProxy: boolean;
+  /**
+   * Who may tell the gateway the client's address in X-Forwarded-For (GATEWAY_TRUST_PROXY):
+   * false (the gateway is the public edge: the peer is the client), true (exactly one proxy you
+   * run in front: the last address it appends), or the proxies' addresses / CIDR ranges.
+   */
+  trustProxy: boolean | string[];
   /** The largest request body each service takes; the gateway answers 413 to bigger ones. */
   bodyLimits: Record<ServiceName, number>;
   /** The largest upload (UPLOAD_PATH only). */
@@ -49,6 +55,18 @@ function uploadMaxBytes(value: string | undefined): number {
   return bytes;
 }
 
+function trustProxy(value: string | undefined): boolean | string[] {
+  if (!value || value === 'false') return false;
+  if (value === 'true') return true;
+  const entries = value.split(',').map((entry) => entry.trim()).filter((entry) => entry !== '');
+  try {
+    validateTrustedProxies(entries);
+  } catch (error) {
+    throw new Error(`GATEWAY_TRUST_PROXY: expected true, false or proxy addresses; ${(error as Error).message}`);
+  }
+  return entries;
+}
+
 /** Every variable the gateway reads. */
 export function loadGatewayConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig {
   const port = Number(env['PORT'] ?? 3000);
@@ -60,7 +78,7 @@ export function loadGatewayConfig(env: NodeJS.ProcessEnv = process.env): Gateway
       'auth-server': origin('AUTH_SERVER_URL', env['AUTH_SERVER_URL'] || 'http://127.0.0.1:3001'),
       'resource-server': origin('RESOURCE_SERVER_URL', env['RESOURCE_SERVER_URL'] || 'http://127.0.0.1:3002'),
     },
-    trustProxy: env['GATEWAY_TRUST_PROXY'] === 'true',
+    trustProxy: trustProxy(env['GATEWAY_TRUST_PROXY']),
     bodyLimits: { ...SERVICE_BODY_LIMITS },
     uploadMaxBytes: uploadMaxBytes(env['UPLOAD_MAX_BYTES']),
     logLevel: logLevel(env['LOG_LEVEL']),

@@ -26,10 +26,11 @@ export interface GatewayOptions {
   /** Where the log lines go; stdout by default. */
   logDestination?: DestinationStream;
   /**
-   * Whether a proxy in front of the gateway may set X-Forwarded-*; off when the gateway
-   * itself is the public edge, so that clients cannot forge their address.
+   * Who in front of the gateway may set X-Forwarded-*: false (default) when the gateway itself
+   * is the public edge, so that clients cannot forge their address; true for exactly one proxy
+   * you run (its last X-Forwarded-For entry is the client); or the proxies' addresses/CIDRs.
    */
-  trustProxy?: boolean;
+  trustProxy?: boolean | string[];
   /** The largest body each service takes (default SERVICE_BODY_LIMITS); bigger ones get 413 here. */
   bodyLimits?: Readonly<Record<ServiceName, number>>;
   /** The largest body of UPLOAD_PATH (default DEFAULT_UPLOAD_MAX_BYTES, as the resource server's). */
@@ -46,8 +47,8 @@ interface ErrorReply {
 
 interface IncomingView {
   id: string;
-  headers: IncomingHttpHeaders;
-  socket: { remoteAddress?: string };
+  /** The client's address as resolved under trustProxy (@fastify/proxy-addr). */
+  ip: string;
   protocol: string;
   host: string;
 }
@@ -59,12 +60,17 @@ function sendError(reply: ErrorReply, { statusCode, body }: GatewayError): void 
   reply.send(body);
 }
 
-function forwardedHeaders(request: IncomingView, headers: IncomingHttpHeaders, trustProxy: boolean): IncomingHttpHeaders {
-  const peer = request.socket.remoteAddress ?? '';
-  const prior = trustProxy ? request.headers['x-forwarded-for'] : undefined;
+/**
+ * The services trust the gateway's addresses (TRUSTED_PROXIES) and nobody else's, so what the
+ * gateway sends is what they count: X-Forwarded-For is REPLACED by the one client address the
+ * gateway resolved (the peer, or under trustProxy the address its trusted proxies name), never
+ * passed on or appended to. A chain a client wrote itself therefore buys it nothing, and the
+ * services need no knowledge of the proxies in front of the gateway.
+ */
+function forwardedHeaders(request: IncomingView, headers: IncomingHttpHeaders): IncomingHttpHeaders {
   return {
     ...headers,
-    'x-forwarded-for': prior ? `${prior}, ${peer}` : peer,
+    'x-forwarded-for': request.ip,
     'x-forwarded-proto': request.protocol,
     'x-forwarded-host': request.host,
     'x-request-id': request.id,
@@ -94,7 +100,9 @@ class RequestLogs extends LogController {
  * caller calls listen().
  */
 export async function createGateway(options: GatewayOptions): Promise<FastifyInstance> {
-  const trustProxy = options.trustProxy ?? false;
+  // true: exactly one hop (the proxy in front), never "every hop", which would make the
+  // leftmost, client-written entry the address.
+  const trustProxy = options.trustProxy === true ? 1 : (options.trustProxy ?? false);
   const bodyLimits = options.bodyLimits ?? SERVICE_BODY_LIMITS;
   const uploadMaxBytes = options.uploadMaxBytes ?? DEFAULT_UPLOAD_MAX_BYTES;
   const bodyLimitOf = (target: string) => (pathOf(target) === UPLOAD_PATH ? uploadMaxBytes : bodyLimits[serviceFor(target)]);
@@ -171,7 +179,7 @@ export async function createGateway(options: GatewayOptions): Promise<FastifyIns
       getUpstream: (request) => options.upstreams[serviceFor(request.url)],
       // http-proxy re-serialises the parsed query; hand the raw one to reply-from instead.
       queryString: (_search, url) => (url.includes('?') ? url.slice(url.indexOf('?') + 1) : ''),
-      rewriteRequestHeaders: (request, headers) => forwardedHeaders(request, headers, trustProxy),
+      rewriteRequestHeaders: (request, headers) => forwardedHeaders(request, headers),
       onError: async (reply, { error }) => {
         const service = serviceFor(reply.request.url);
         const answer = toGatewayError(error, service);

@@ -40,8 +40,9 @@ export async function createResourceServer(
   const adapter = new FastifyAdapter({
     bodyLimit: SERVICE_BODY_LIMITS['resource-server'],
     ...frameworkErrorOptions,
-    // The gateway in front sets X-Forwarded-*; the services listen on loopback or a private network.
-    trustProxy: true,
+    // X-Forwarded-* is believed only from the gateway's addresses (TRUSTED_PROXIES), as in the
+    // auth server: `true` would let any peer that reaches the service name its own address.
+    trustProxy: config.trustedProxies,
     routerOptions: { maxParamLength: 200 },
     // During app.close(): requests on kept-alive connections get 503 while in-flight ones finish.
     return503OnClosing: true,

@@ -89,9 +89,15 @@ function healthcheckTest(service: Dict): string {
   return Array.isArray(test) ? test.map(String).join(' ') : String(test ?? '');
 }
 
-/** `image: name:tag` of an official Docker Hub image (no registry, no namespace) with its major. */
+/**
+ * `image: name:tag` of an official Docker Hub image (no registry, no namespace) with its major,
+ * written out or as the default of a variable (`${POSTGRES_IMAGE:-postgres:16}`: a stand-in
+ * under its own name can replace it, the default stays the official image).
+ */
 function officialImage(service: Dict | undefined, name: string): { major: number } | null {
-  const match = new RegExp(`^(?:docker\\.io/)?(?:library/)?${name}:(\\d+)(?:[-.][\\w.-]*)?$`).exec(String(service?.['image'] ?? ''));
+  const written = String(service?.['image'] ?? '');
+  const image = /^\$\{\w+:?-([^}]+)\}$/.exec(written)?.[1] ?? written;
+  const match = new RegExp(`^(?:docker\\.io/)?(?:library/)?${name}:(\\d+)(?:[-.][\\w.-]*)?$`).exec(image);
   return match ? { major: Number(match[1]) } : null;
 }
 

@@ -30,10 +30,30 @@ describe('docker-compose.yml', () => {
     expect(violations).toEqual([]);
   });
 
-  it('builds each app from its own Dockerfile in the workspace context', () => {
+  it('builds each app from its own Dockerfile in the workspace context, on NODE_IMAGE (default: the official image)', () => {
     const services = compose['services'] as Record<string, { build?: { context: string; dockerfile: string } }>;
-    for (const image of APP_IMAGES) expect(services[image.app]?.build).toEqual({ context: '.', dockerfile: image.dockerfile });
-    expect(services['migrate']?.build).toEqual({ context: '.', dockerfile: 'tools/containers/migrate.Dockerfile' });
+    const args = { NODE_IMAGE: '${NODE_IMAGE:-node:24-bookworm-slim}' };
+    for (const image of APP_IMAGES) expect(services[image.app]?.build).toEqual({ context: '.', dockerfile: image.dockerfile, args });
+    expect(services['migrate']?.build).toEqual({ context: '.', dockerfile: 'tools/containers/migrate.Dockerfile', args });
+  });
+
+  it('takes the database images from variables whose defaults are the official images', () => {
+    const services = compose['services'] as Record<string, { image?: string }>;
+    expect(services['postgres']?.image).toBe('${POSTGRES_IMAGE:-postgres:16}');
+    expect(services['redis']?.image).toBe('${REDIS_IMAGE:-redis:7}');
+  });
+
+  it('lets the services believe X-Forwarded-For from the fixed backend subnet only, which clients do not join', () => {
+    const services = compose['services'] as Record<string, { environment?: Record<string, string>; networks?: string[] }>;
+    const networks = compose['networks'] as Record<string, { internal?: boolean; ipam?: { config: { subnet: string }[] } }>;
+    const subnet = '${PLATFORM_BACKEND_SUBNET:-172.30.240.0/24}';
+    expect(networks['backend']?.ipam?.config).toEqual([{ subnet }]);
+    expect(networks['backend']?.internal).toBe(true);
+    for (const app of ['auth-server', 'resource-server']) {
+      expect(services[app]?.environment?.['TRUSTED_PROXIES']).toBe(subnet);
+      expect(services[app]?.networks).toEqual(['backend']);
+    }
+    expect(services['gateway']?.networks).toEqual(['edge', 'backend']);
   });
 
   it('tags the images it builds under localhost/, so `docker compose pull` never fetches a Docker Hub namesake', () => {
@@ -44,7 +64,7 @@ describe('docker-compose.yml', () => {
   });
 
   it('stays within what docker-compose 1.29 (Debian 12) reads: no version or name key', () => {
-    expect(Object.keys(compose).sort()).toEqual(['services', 'volumes']);
+    expect(Object.keys(compose).sort()).toEqual(['networks', 'services', 'volumes']);
   });
 
   it('documents every variable it uses in .env.example', () => {

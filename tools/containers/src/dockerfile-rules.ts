@@ -3,8 +3,9 @@ import { type Copy, DockerfileParser, type Env, type From, type Healthcheck, typ
 /** Every rule a Dockerfile of this repository is held to; each violation names one. */
 export type DockerfileRule =
   | 'multi-stage'
+  | 'base-image-argument'
   | 'pinned-base-images'
-  | 'node20-slim-runtime'
+  | 'node-slim-runtime'
   | 'builds-with-nx'
   | 'copies-build-output'
   | 'non-root-user'
@@ -34,8 +35,48 @@ export interface Stage {
   instructions: Instruction[];
 }
 
-/** Node images this repository runs on: major 20 (package.json engines: >=20.19). */
-export const NODE_MAJOR = 20;
+/** Node images this repository runs on: major 24, the active LTS (package.json engines). */
+export const NODE_MAJOR = 24;
+
+/**
+ * Every base image comes from a build argument declared before the first FROM, whose default is
+ * the official image (`ARG NODE_IMAGE=node:24-bookworm-slim`, `FROM ${NODE_IMAGE} AS build`): an
+ * offline build passes its own stand-in (`--build-arg NODE_IMAGE=course-platform-local/node:24`)
+ * instead of tagging it with the official name. Returns the Dockerfile with each such FROM
+ * resolved to the default (what the other rules check) and the bases that are not arguments.
+ */
+export function resolveBaseImageArguments(content: string): { resolved: string; violations: Violation[] } {
+  const defaults = new Map<string, string>();
+  const violations: Violation[] = [];
+  const instructions = DockerfileParser.parse(content).getInstructions();
+  const firstFrom = instructions.findIndex((instruction) => instruction.getKeyword() === 'FROM');
+  for (const instruction of instructions.slice(0, firstFrom < 0 ? 0 : firstFrom)) {
+    if (instruction.getKeyword() !== 'ARG') continue;
+    const [name, ...value] = text(instruction).trim().split('=');
+    if (name && value.length > 0) defaults.set(name, value.join('=').replace(/^["']|["']$/g, ''));
+  }
+  const stageNames = new Set<string>();
+  let index = 0;
+  const resolved = content.replace(/^(\s*FROM\s+)(\S+)(.*)$/gim, (line, head: string, image: string, tail: string) => {
+    const stage = index++;
+    const argument = /^\$\{?(\w+)\}?$/.exec(image);
+    const alias = /\bAS\s+(\S+)/i.exec(tail)?.[1];
+    const earlierStage = stageNames.has(image);
+    if (alias) stageNames.add(alias);
+    if (earlierStage) return line;
+    if (!argument) {
+      violations.push({ rule: 'base-image-argument', message: `stage ${stage}: base image ${image} must come from a build argument (ARG NAME=${image} before the first FROM, FROM \${NAME})` });
+      return line;
+    }
+    const fallback = defaults.get(argument[1] ?? '');
+    if (fallback === undefined) {
+      violations.push({ rule: 'base-image-argument', message: `stage ${stage}: the build argument ${argument[1]} needs a default (the official image) declared before the first FROM` });
+      return line;
+    }
+    return `${head}${fallback}${tail}`;
+  });
+  return { resolved, violations };
+}
 
 /** The build stages of a Dockerfile, in order; instructions before the first FROM (ARGs) are ignored. */
 export function parseStages(content: string): Stage[] {
@@ -99,8 +140,8 @@ function copiesFrom(stage: Stage): { from: string | null; sources: string[] }[] 
 
 /** The rules every image of the repository follows (apps and the migration job). */
 export function checkImageBasics(content: string): Violation[] {
-  const violations: Violation[] = [];
-  const stages = parseStages(content);
+  const { resolved, violations } = resolveBaseImageArguments(content);
+  const stages = parseStages(resolved);
   const final = stages[stages.length - 1];
   if (stages.length < 2 || !final) {
     violations.push({ rule: 'multi-stage', message: `expected at least 2 stages (FROM), found ${stages.length}` });
@@ -112,9 +153,8 @@ export function checkImageBasics(content: string): Violation[] {
     if (!base) continue;
     const image = base.getImage() ?? '';
     const tag = base.getImageTag();
-    if (image.includes('$')) {
-      violations.push({ rule: 'pinned-base-images', message: `stage ${stage.index}: base image ${image} is a variable` });
-    } else if (!tag || !/^\d+(\.\d+)*([-.]|$)/.test(tag)) {
+    if (image.includes('$')) continue; // reported by base-image-argument
+    if (!tag || !/^\d+(\.\d+)*([-.]|$)/.test(tag)) {
       violations.push({
         rule: 'pinned-base-images',
         message: `stage ${stage.index}: base image ${image} must be pinned to a major version (e.g. node:${NODE_MAJOR}-bookworm-slim), not ${tag ?? 'untagged'}`,
@@ -124,16 +164,18 @@ export function checkImageBasics(content: string): Violation[] {
 
   const runtimeBase = externalBase(stages, final);
   const runtimeTag = runtimeBase?.getImageTag() ?? '';
+  const unresolved = runtimeBase?.getImage()?.includes('$') ?? false; // reported by base-image-argument
   if (
-    !runtimeBase ||
+    !unresolved &&
+    (!runtimeBase ||
     runtimeBase.getImageName() !== 'node' ||
     runtimeBase.getRegistry() !== null ||
     !new RegExp(`^${NODE_MAJOR}([-.]|$)`).test(runtimeTag) ||
-    !/(slim|alpine)/.test(runtimeTag)
+    !/(slim|alpine)/.test(runtimeTag))
   ) {
     violations.push({
-      rule: 'node20-slim-runtime',
-      message: `the final stage must run on the official node:${NODE_MAJOR} slim (or alpine) image, not ${final.from.getImage()}`,
+      rule: 'node-slim-runtime',
+      message: `the final stage must run on the official node:${NODE_MAJOR} slim (or alpine) image by default, not ${final.from.getImage()}`,
     });
   }
 

@@ -45,18 +45,20 @@ describe('the Dockerfiles of the repository', () => {
 // A small app image that follows every rule; each negative case breaks exactly one of them.
 const SPEC: AppImageSpec = { app: 'demo-app', port: 4000, portVariable: 'DEMO_PORT' };
 const GOOD = `
-FROM node:20-bookworm-slim AS build
+ARG NODE_IMAGE=node:24-bookworm-slim
+
+FROM \${NODE_IMAGE} AS build
 WORKDIR /w
 COPY . .
 RUN npm install
 RUN npx nx build demo-app
 
-FROM node:20-bookworm-slim AS deps
+FROM \${NODE_IMAGE} AS deps
 WORKDIR /deps
 COPY --from=build /w/dist/containers/demo-app/package.json ./
 RUN npm install --omit=dev --ignore-scripts
 
-FROM node:20-bookworm-slim AS runtime
+FROM \${NODE_IMAGE} AS runtime
 ENV NODE_ENV=production DEMO_PORT=4000
 WORKDIR /app
 COPY --from=deps /deps/node_modules ./node_modules
@@ -73,11 +75,18 @@ function replace(content: string, from: string | RegExp, to: string): string {
   return result;
 }
 
+/** GOOD with one stage's base image taken from its own argument, whose default is `image`. */
+function withStageImage(stage: string, image: string): string {
+  const declared = replace(GOOD, 'ARG NODE_IMAGE=node:24-bookworm-slim', `ARG NODE_IMAGE=node:24-bookworm-slim\nARG STAGE_IMAGE=${image}`);
+  return replace(declared, `FROM \${NODE_IMAGE} AS ${stage}`, `FROM \${STAGE_IMAGE} AS ${stage}`);
+}
+
 const NEGATIVE_CASES: [DockerfileRule, string, string][] = [
   [
     'multi-stage',
     'a single stage',
-    `FROM node:20-bookworm-slim
+    `ARG NODE_IMAGE=node:24-bookworm-slim
+FROM \${NODE_IMAGE}
 ENV NODE_ENV=production DEMO_PORT=4000
 COPY . .
 RUN npm install --omit=dev && npx nx build demo-app
@@ -86,12 +95,15 @@ EXPOSE 4000
 HEALTHCHECK CMD ["node", "-e", "fetch('http://127.0.0.1:4000/healthz').then((r) => process.exit(r.ok ? 0 : 1))"]
 CMD ["node", "dist/apps/demo-app/main.js"]`,
   ],
-  ['pinned-base-images', 'node:latest', replace(GOOD, 'FROM node:20-bookworm-slim AS build', 'FROM node:latest AS build')],
-  ['pinned-base-images', 'an untagged image', replace(GOOD, 'FROM node:20-bookworm-slim AS deps', 'FROM node AS deps')],
-  ['pinned-base-images', 'a codename tag without a version', replace(GOOD, 'FROM node:20-bookworm-slim AS deps', 'FROM node:lts-slim AS deps')],
-  ['node20-slim-runtime', 'the full (not slim) runtime image', replace(GOOD, 'FROM node:20-bookworm-slim AS runtime', 'FROM node:20-bookworm AS runtime')],
-  ['node20-slim-runtime', 'another Node major', replace(GOOD, 'FROM node:20-bookworm-slim AS runtime', 'FROM node:22-bookworm-slim AS runtime')],
-  ['node20-slim-runtime', 'an unofficial image', replace(GOOD, 'FROM node:20-bookworm-slim AS runtime', 'FROM example/node:20-slim AS runtime')],
+  ['base-image-argument', 'a literal base image', replace(GOOD, 'FROM ${NODE_IMAGE} AS deps', 'FROM node:24-bookworm-slim AS deps')],
+  ['base-image-argument', 'an argument without a default', replace(GOOD, 'FROM ${NODE_IMAGE} AS deps', 'FROM ${DEPS_IMAGE} AS deps')],
+  ['base-image-argument', 'an argument declared after the first FROM', replace(GOOD, 'FROM ${NODE_IMAGE} AS deps', 'ARG DEPS_IMAGE=node:24-bookworm-slim\nFROM ${DEPS_IMAGE} AS deps')],
+  ['pinned-base-images', 'node:latest', withStageImage('build', 'node:latest')],
+  ['pinned-base-images', 'an untagged image', withStageImage('deps', 'node')],
+  ['pinned-base-images', 'a codename tag without a version', withStageImage('deps', 'node:lts-slim')],
+  ['node-slim-runtime', 'the full (not slim) runtime image', withStageImage('runtime', 'node:24-bookworm')],
+  ['node-slim-runtime', 'another Node major', withStageImage('runtime', 'node:20-bookworm-slim')],
+  ['node-slim-runtime', 'an unofficial image', withStageImage('runtime', 'example/node:24-slim')],
   ['builds-with-nx', 'no nx build', replace(GOOD, 'RUN npx nx build demo-app', 'RUN npx tsc -p apps/demo-app')],
   ['copies-build-output', 'the output copied from the build context', replace(GOOD, 'COPY --from=build /w/dist/apps/demo-app ./', 'COPY dist/apps/demo-app ./')],
   ['copies-build-output', 'another output copied', replace(GOOD, 'COPY --from=build /w/dist/apps/demo-app ./', 'COPY --from=build /w/dist/apps/other-app ./')],
@@ -138,8 +150,9 @@ describe('the Dockerfile checker', () => {
   it('has a negative case for every rule', () => {
     const rules: DockerfileRule[] = [
       'multi-stage',
+      'base-image-argument',
       'pinned-base-images',
-      'node20-slim-runtime',
+      'node-slim-runtime',
       'builds-with-nx',
       'copies-build-output',
       'non-root-user',

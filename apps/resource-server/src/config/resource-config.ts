@@ -1,4 +1,5 @@
 import { operationsConfig, operationsEnv, type OperationsConfig } from '@platform/observability';
+import { validateTrustedProxies } from '@platform/rate-limits';
 import { DEFAULT_UPLOAD_MAX_BYTES } from '@platform/route-table';
 import { isAbsolute, resolve } from 'node:path';
 import { z } from 'zod';
@@ -18,6 +19,21 @@ const EnvSchema = z.object({
   NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
   HOST: z.string().min(1).default('127.0.0.1'),
   RESOURCE_PORT: z.coerce.number().int().min(0).max(65535).default(3002),
+  /**
+   * Peers whose X-Forwarded-For is believed (Fastify's trustProxy), as in the auth server:
+   * comma-separated IPs or CIDR ranges, or `loopback`; the gateway's addresses.
+   */
+  TRUSTED_PROXIES: z
+    .string()
+    .default('loopback')
+    .transform((value) => value.split(',').map((entry) => entry.trim()).filter((entry) => entry !== ''))
+    .superRefine((entries, context) => {
+      try {
+        validateTrustedProxies(entries);
+      } catch (error) {
+        context.addIssue({ code: 'custom', message: (error as Error).message });
+      }
+    }),
   /** The public origin clients see (the gateway); without its trailing slash, the canonical resource URI. */
   PUBLIC_BASE_URL: z.url({ protocol: /^https?$/ }).default('http://127.0.0.1:3000'),
   DATABASE_URL: z.url({ protocol: /^postgres(ql)?$/ }),
@@ -49,6 +65,8 @@ export interface ResourceConfig {
   env: 'development' | 'test' | 'production';
   host: string;
   port: number;
+  /** Peers whose X-Forwarded-For is believed (TRUSTED_PROXIES): request.ip is the client behind them. */
+  trustedProxies: string[];
   /** The platform API's canonical resource URI (RFC 8707): the public origin, no trailing slash. */
   resource: string;
   /** RFC 9728 protected resource metadata URL. */
@@ -101,6 +119,7 @@ export function loadResourceConfig(env: NodeJS.ProcessEnv = process.env): Resour
     env: e.NODE_ENV,
     host: e.HOST,
     port: e.RESOURCE_PORT,
+    trustedProxies: e.TRUSTED_PROXIES,
     resource,
     resourceMetadataUrl: `${resource}/.well-known/oauth-protected-resource`,
     database: { url: e.DATABASE_URL, poolSize: e.EMBEDDED_MODE ? 1 : e.DATABASE_POOL_SIZE },
