@@ -31,7 +31,7 @@ import { SubscriptionsModule } from './subscriptions/subscriptions.module';
 import { TenancyModule } from './tenancy/tenancy.module';
 import { SCOPES } from '@platform/scopes';
 import { DocumentsModule } from './documents';
-import { McpModule } from './mcp';
+import { McpModule, mcpScopes } from './mcp';
 import { OpenApiModule } from './openapi';
 
 /** Configuration and the event bus, made once at start, available everywhere. */
@@ -107,7 +107,13 @@ export class AppModule {
         SeedModule,
         ...API_MODULES,
         // The origin's documents; the issuer is the same origin as the API.
-        DocumentsModule.register({ publicBaseUrl: config.resource, issuer: config.resource, scopes: SCOPES, pricingFile: config.pricingFile }),
+        DocumentsModule.register({
+          publicBaseUrl: config.resource,
+          issuer: config.resource,
+          scopes: SCOPES,
+          pricingFile: config.pricingFile,
+          mcpScopes: mcpScopes(),
+        }),
         OpenApiModule.register({ publicBaseUrl: config.resource, issuer: config.resource, scopes: SCOPES }),
         McpModule.register({ publicBaseUrl: config.resource, defaultSchoolId: config.defaultSchoolId }),
       ],

@@ -6,3 +6,5 @@ export { ANONYMOUS, isTokenPrincipal, type AuthPrincipal, type AnonymousPrincipa
 export { REQUIRED_SCOPES_KEY, ANONYMOUS_ACCESS_KEY, PUBLIC_ROUTE_KEY } from './metadata-keys';
 export { TokenValidator } from './token-validator';
 export { unannotatedRoutes } from './route-annotation.check';
+export { MissingTokenError, withChallenge } from './challenges';
+export { bearerTokenOf } from './bearer-header';

@@ -62,11 +62,15 @@ export class TokenValidator implements OnModuleInit, OnModuleDestroy {
     await this.shared?.stop();
   }
 
-  /** The principal of a valid token; throws InvalidTokenError or TemporarilyUnavailableError. */
-  async validate(token: string): Promise<TokenPrincipal> {
+  /**
+   * The principal of a valid token; throws InvalidTokenError or TemporarilyUnavailableError.
+   * `audiences`: the resource identifiers this endpoint accepts a token for (RFC 8707); by
+   * default the configured resource alone.
+   */
+  async validate(token: string, audiences: readonly string[] = [this.options.resource]): Promise<TokenPrincipal> {
     rejectOverlong(token);
     const key = accessTokenKey(token);
-    return this.toPrincipal(await this.answer(key, token));
+    return this.toPrincipal(await this.answer(key, token), audiences.map(withoutTrailingSlash));
   }
 
   /** Drops revoked tokens from both layers, at once. */
@@ -95,12 +99,12 @@ export class TokenValidator implements OnModuleInit, OnModuleDestroy {
     return this.shared ? this.shared.trustPeriod() : ALWAYS_TRUSTED;
   }
 
-  private toPrincipal(answer: CachedAnswer): TokenPrincipal {
+  private toPrincipal(answer: CachedAnswer, audiences: readonly string[]): TokenPrincipal {
     if (!answer.active || answer.expiresAt * 1000 <= Date.now()) {
       throw new InvalidTokenError(INVALID_DESCRIPTION);
     }
     // RFC 8707 / MCP authorization: a token for another resource must not be accepted here.
-    if (!answer.audience.includes(this.options.resource)) {
+    if (!answer.audience.some((audience) => audiences.includes(audience))) {
       throw new InvalidTokenError('The access token was not issued for this resource', `audience ${answer.audience.join(' ')}`);
     }
     return {
@@ -182,7 +186,11 @@ function toCachedAnswer(answer: IntrospectionResponse): CachedAnswer {
     userId: answer.sub,
     clientId: answer.client_id,
     scopes: answer.scope ? answer.scope.split(' ') : [],
-    audience: audience.map((uri) => uri.replace(/\/+$/, '')),
+    audience: audience.map(withoutTrailingSlash),
     expiresAt: answer.exp,
   };
+}
+
+function withoutTrailingSlash(uri: string): string {
+  return uri.replace(/\/+$/, '');
 }

@@ -17,11 +17,17 @@ export interface DocumentsOptions {
   readonly pricingFile: string;
   /** Human-readable name of the protected resource (RFC 9728 `resource_name`). */
   readonly resourceName?: string;
+  /**
+   * The scopes the MCP tools use (`mcpScopes()` of the MCP module): `scopes_supported` of the
+   * `{base}/mcp` resource. Default: none listed.
+   */
+  readonly mcpScopes?: readonly string[];
 }
 
 export const DOCUMENTS_OPTIONS = Symbol('DOCUMENTS_OPTIONS');
 
 export const DEFAULT_RESOURCE_NAME = 'Course Platform API';
+export const DEFAULT_MCP_RESOURCE_NAME = 'Course Platform MCP server';
 
 /** Public paths of the resource server that the documents link to. */
 export const RESOURCE_PATHS = {

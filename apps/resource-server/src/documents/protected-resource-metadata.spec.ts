@@ -1,5 +1,5 @@
 import { ALL_SCOPES } from '@platform/scopes';
-import { buildProtectedResourceMetadata } from './protected-resource-metadata';
+import { buildMcpProtectedResourceMetadata, buildProtectedResourceMetadata } from './protected-resource-metadata';
 import { TEST_OPTIONS } from './test-options';
 
 describe('protected resource metadata (RFC 9728)', () => {
@@ -22,5 +22,25 @@ describe('protected resource metadata (RFC 9728)', () => {
 
   it('uses the configured resource name', () => {
     expect(buildProtectedResourceMetadata({ ...TEST_OPTIONS, resourceName: 'Academy API' }).resource_name).toBe('Academy API');
+  });
+});
+
+describe('protected resource metadata of /mcp (RFC 9728 §3.3)', () => {
+  const mcp = buildMcpProtectedResourceMetadata({ ...TEST_OPTIONS, mcpScopes: ['students:read', 'coupons:write', 'offline_access'] });
+
+  it('names {base}/mcp exactly, the resource its URL was built from', () => {
+    expect(mcp).toEqual({
+      resource: 'https://learn.example.com/mcp',
+      authorization_servers: ['https://learn.example.com'],
+      scopes_supported: ['students:read', 'coupons:write'],
+      bearer_methods_supported: ['header'],
+      resource_name: 'Course Platform MCP server',
+      resource_documentation: 'https://learn.example.com/auth.md',
+    });
+  });
+
+  it('lists only the scopes the tools use, never offline_access', () => {
+    expect(mcp.scopes_supported).not.toContain('offline_access');
+    expect(buildMcpProtectedResourceMetadata(TEST_OPTIONS).scopes_supported).toEqual([]);
   });
 });

@@ -1,5 +1,5 @@
 import type { SchemaObject } from '@nestjs/swagger';
-import { DEFAULT_RESOURCE_NAME, type DocumentsOptions, RESOURCE_PATHS } from './documents-options';
+import { DEFAULT_MCP_RESOURCE_NAME, DEFAULT_RESOURCE_NAME, type DocumentsOptions, RESOURCE_PATHS } from './documents-options';
 
 /** RFC 9728 §2 protected resource metadata, the members this resource publishes. */
 export interface ProtectedResourceMetadata {
@@ -12,28 +12,17 @@ export interface ProtectedResourceMetadata {
 }
 
 /**
- * One document for both well-known URLs.
- *
- * RFC 9728 §3.1 forms the metadata URL by inserting the well-known string "between the host
- * component and the path and/or query components" of the resource identifier, so
- * `/.well-known/oauth-protected-resource/mcp` is the metadata URL of a resource `{base}/mcp`;
- * and §3.3: "The "resource" value returned MUST be identical to the protected resource's
- * resource identifier value into which the well-known URI path suffix was inserted to create
- * the URL used to retrieve the metadata." Read strictly, that document would name `{base}/mcp`.
- *
- * This platform has one protected resource, though: the authorization server binds every URI
- * under the origin (`/mcp`, `/api/v1`) to the canonical `{base}` (the RFC 8707 audience), and
- * one token serves the API and /mcp. Naming `{base}/mcp` would advertise a second resource
- * that does not exist; a client asking for it would still get a token whose audience is
- * `{base}`. So, by the product's decision, both URLs name the canonical resource, knowingly
- * departing from the letter of §3.3 for the path-suffixed one.
- *
- * The path-suffixed URL exists for MCP clients ("MCP servers MUST implement the OAuth 2.0
- * Protected Resource Metadata (RFC9728) specification to indicate the locations of
- * authorization servers"), which try the path-aware well-known URI of the MCP endpoint before
- * the root one. They accept a `resource` that is the MCP endpoint's URL or a prefix of it (the
- * TypeScript SDK's `checkResourceAllowed` compares the origin and the path prefix) and then
- * request their token for `{base}`.
+ * The platform's two protected resources, each with its RFC 9728 document:
+ * - `{base}`, the API, at /.well-known/oauth-protected-resource;
+ * - `{base}/mcp`, the MCP endpoint, at /.well-known/oauth-protected-resource/mcp. RFC 9728
+ *   §3.1 forms the metadata URL by inserting the well-known string "between the host component
+ *   and the path and/or query components" of the resource identifier, and §3.3: "The
+ *   "resource" value returned MUST be identical to the protected resource's resource
+ *   identifier value into which the well-known URI path suffix was inserted to create the URL
+ *   used to retrieve the metadata" (a client that finds otherwise "MUST NOT use" the document;
+ *   oauth4webapi enforces it).
+ * A token for `{base}` is accepted at the API and at /mcp (part of the same origin's resource);
+ * a token for `{base}/mcp` only at /mcp (see mcp-options.ts, `mcpAudiences`).
  */
 export function buildProtectedResourceMetadata(options: DocumentsOptions): ProtectedResourceMetadata {
   const base = options.publicBaseUrl;
@@ -46,6 +35,26 @@ export function buildProtectedResourceMetadata(options: DocumentsOptions): Prote
     // §2: the methods of RFC 6750 accepted; only the Authorization header (no form body, no query).
     bearer_methods_supported: ['header'],
     resource_name: options.resourceName ?? DEFAULT_RESOURCE_NAME,
+    resource_documentation: `${base}${RESOURCE_PATHS.authGuide}`,
+  };
+}
+
+/**
+ * The `{base}/mcp` document. `scopes_supported` (§2: "RECOMMENDED ... scope values ... used
+ * in authorization requests to request access to this protected resource") lists the minimal
+ * baseline the MCP tools use, not the whole catalogue: MCP clients request the scopes listed
+ * here when no challenge told them better (MCP authorization, scope selection strategy), and
+ * a least-privilege client should not be led to ask for all of them. Never `offline_access`
+ * (an authorization server matter, not a resource's).
+ */
+export function buildMcpProtectedResourceMetadata(options: DocumentsOptions): ProtectedResourceMetadata {
+  const base = options.publicBaseUrl;
+  return {
+    resource: `${base}${RESOURCE_PATHS.mcp}`,
+    authorization_servers: [options.issuer],
+    scopes_supported: (options.mcpScopes ?? []).filter((scope) => scope !== 'offline_access'),
+    bearer_methods_supported: ['header'],
+    resource_name: DEFAULT_MCP_RESOURCE_NAME,
     resource_documentation: `${base}${RESOURCE_PATHS.authGuide}`,
   };
 }

@@ -6,12 +6,12 @@ import { RESOURCE_PATHS } from '../documents/documents-options';
 import { McpHttpHandler } from './mcp-http.handler';
 
 /**
- * `/mcp`, the Model Context Protocol endpoint (Streamable HTTP). Its tools read only the public
- * catalog, so it is a public route (MCP authorization: "Authorization is OPTIONAL for MCP
- * implementations"); the protected resource metadata is published for it all the same, at
- * /.well-known/oauth-protected-resource/mcp, for tools that will need a token. JSON-RPC over
- * one URL is not an OpenAPI operation, so it is left out of /openapi.json (llms.txt and
- * auth.md point to it).
+ * `/mcp`, the Model Context Protocol endpoint (Streamable HTTP). Outside the global guard
+ * (@PublicRoute): which scopes a request needs depends on the tool a JSON-RPC message calls,
+ * not on the route, so McpHttpHandler authenticates the caller itself (the same TokenValidator,
+ * the audiences of /mcp) and challenges per tool; its protected resource metadata is
+ * /.well-known/oauth-protected-resource/mcp. JSON-RPC over one URL is not an OpenAPI
+ * operation, so it is left out of /openapi.json (llms.txt and auth.md point to it).
  */
 @ApiExcludeController()
 @Controller(RESOURCE_PATHS.mcp)

@@ -1,26 +1,93 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Client as ClientV2, StreamableHTTPClientTransport as TransportV2 } from '@modelcontextprotocol/client';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { Test } from '@nestjs/testing';
+import { BearerAuthModule, type TokenPrincipal } from '@platform/bearer-auth';
+import { LocalEventBus } from '@platform/event-bus';
 import { InvalidRequestError, OAuthExceptionFilter } from '@platform/oauth-errors';
 import { CATALOG_READER } from './catalog-reader';
 import { COURSE, COURSE_DETAIL, FakeCatalogReader } from './fake-catalog-reader';
 import { McpModule } from './mcp.module';
+import { SCHOOL_SERVICES } from './school-services';
+import { MCP_TOOLS } from './tools';
 
-describe('the MCP endpoint (Streamable HTTP, stateless)', () => {
+const BASE = 'http://127.0.0.1:3000';
+const METADATA = `${BASE}/.well-known/oauth-protected-resource/mcp`;
+const STUDENT = { id: 'student-1', name: 'Grace', email: 'grace@academy.test', enrollment_count: 2, created_at: '2025-01-01T00:00:00.000Z', updated_at: '2025-01-01T00:00:00.000Z' };
+
+/**
+ * The authorization server's RFC 7662 introspection, as the real TokenValidator calls it over
+ * HTTP: a token's answer by its value.
+ */
+const TOKENS: Record<string, { scope: string; aud: string } | undefined> = {
+  'students-token': { scope: 'students:read', aud: BASE },
+  'mcp-token': { scope: 'students:read coupons:write', aud: `${BASE}/mcp` },
+  'foreign-token': { scope: 'students:read', aud: 'https://elsewhere.example' },
+};
+
+/** The REST services the private tools call, recording the principal they were called with. */
+class RecordingServices {
+  readonly calls: { service: string; method: string; principal: TokenPrincipal; args: unknown[] }[] = [];
+  readonly students = this.service('students', { list: { data: [STUDENT], next_cursor: null }, get: STUDENT });
+  readonly coupons = this.service('coupons', {});
+
+  private service(service: string, answers: Record<string, unknown>) {
+    return new Proxy({}, {
+      get: (_target, method: string) => async (principal: TokenPrincipal, ...args: unknown[]) => {
+        this.calls.push({ service, method, principal, args });
+        return answers[method];
+      },
+    });
+  }
+}
+
+describe('the MCP endpoint (SDK v2 server; 2026-07-28 and the 2025 revisions, stateless)', () => {
   let app: NestFastifyApplication;
+  let introspection: Server;
   let reader: FakeCatalogReader;
+  let services: RecordingServices;
   let url: URL;
   let client: Client;
 
   beforeAll(async () => {
+    introspection = createServer((request, response) => {
+      let body = '';
+      request.on('data', (chunk) => (body += chunk));
+      request.on('end', () => {
+        const token = new URLSearchParams(body).get('token') ?? '';
+        const known = TOKENS[token];
+        const answer = known
+          ? { active: true, token_type: 'Bearer', client_id: 'agent-1', sub: 'user-1', school_id: 'demo-school', iss: BASE, iat: 1, exp: Math.floor(Date.now() / 1000) + 600, ...known }
+          : { active: false };
+        response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(answer));
+      });
+    });
+    await new Promise<void>((resolve) => introspection.listen(0, '127.0.0.1', resolve));
+    const port = (introspection.address() as AddressInfo).port;
+
     reader = new FakeCatalogReader();
+    services = new RecordingServices();
     const moduleRef = await Test.createTestingModule({
-      imports: [McpModule.register({ publicBaseUrl: 'http://127.0.0.1:3000', defaultSchoolId: 'demo-school' })],
+      imports: [
+        BearerAuthModule.forRoot({
+          introspectionEndpoint: `http://127.0.0.1:${port}/introspect`,
+          clientId: 'resource-server',
+          clientSecret: 'secret',
+          resource: BASE,
+          resourceMetadataUrl: `${BASE}/.well-known/oauth-protected-resource`,
+          eventBus: new LocalEventBus(),
+        }),
+        McpModule.register({ publicBaseUrl: BASE, defaultSchoolId: 'demo-school' }),
+      ],
     })
       .overrideProvider(CATALOG_READER)
       .useValue(reader)
+      .overrideProvider(SCHOOL_SERVICES)
+      .useValue(services)
       .compile();
     app = moduleRef.createNestApplication<NestFastifyApplication>(new FastifyAdapter(), { logger: false });
     app.useGlobalFilters(new OAuthExceptionFilter());
@@ -33,136 +100,257 @@ describe('the MCP endpoint (Streamable HTTP, stateless)', () => {
   afterAll(async () => {
     await client.close();
     await app.close();
+    await new Promise((resolve) => introspection.close(resolve));
   });
 
   beforeEach(() => {
     reader.calls.length = 0;
     reader.failWith = undefined;
+    services.calls.length = 0;
   });
 
   const call = async (name: string, args: Record<string, unknown> = {}) =>
     (await client.callTool({ name, arguments: args })) as CallToolResult;
 
-  it('initializes without a session id (stateless)', () => {
-    expect(client.getServerVersion()).toMatchObject({ name: 'course-platform-catalog' });
-    expect(client.getServerCapabilities()?.tools).toBeDefined();
-    expect(client.getInstructions()).toContain('"demo-school"');
+  const post = (body: unknown, headers: Record<string, string> = {}) =>
+    fetch(url, {
+      method: 'POST',
+      body: JSON.stringify(body),
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-11-25', ...headers },
+    });
+  const callMessage = (name: string, args: Record<string, unknown> = {}) => ({ jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name, arguments: args } });
+
+  describe('protocol versions', () => {
+    it('a 2025-11-25 client (the v1 SDK) initializes without a session id', () => {
+      expect(client.getServerVersion()).toMatchObject({ name: 'course-platform' });
+      expect(client.getServerCapabilities()?.tools).toBeDefined();
+      expect(client.getInstructions()).toContain('"demo-school"');
+    });
+
+    it.each(['2025-11-25', '2025-06-18', '2025-03-26'])('initialize at %s is answered at that version, as JSON, without a session', async (version) => {
+      const response = await post(
+        { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: version, capabilities: {}, clientInfo: { name: 'old', version: '1' } } },
+        { 'mcp-protocol-version': version },
+      );
+      expect(response.status).toBe(200);
+      expect(response.headers.get('content-type')).toContain('application/json');
+      expect(response.headers.get('mcp-session-id')).toBeNull();
+      expect(await response.json()).toMatchObject({ id: 1, result: { protocolVersion: version, serverInfo: { name: 'course-platform' } } });
+    });
+
+    it('2026-07-28: a tools/list without initialize, with the _meta envelope and the Mcp-Method header, carries caching hints', async () => {
+      const response = await post(
+        {
+          jsonrpc: '2.0',
+          id: 2,
+          method: 'tools/list',
+          params: { _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} } },
+        },
+        { 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/list' },
+      );
+      expect(response.status).toBe(200);
+      const body = (await response.json()) as { result: { tools: unknown[]; ttlMs: number; cacheScope: string } };
+      expect(body.result.tools).toHaveLength(MCP_TOOLS.length);
+      expect(body.result).toMatchObject({ ttlMs: 300_000, cacheScope: 'public' });
+    });
+
+    it('2026-07-28 with the v2 SDK client: server/discover, then a catalog tool', async () => {
+      const modern = new ClientV2({ name: 'modern', version: '1.0.0' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } });
+      await modern.connect(new TransportV2(url));
+      expect(modern.getNegotiatedProtocolVersion()).toBe('2026-07-28');
+      const result = await modern.callTool({ name: 'list_courses', arguments: {} });
+      expect(result.structuredContent).toEqual({ data: [COURSE], next_cursor: 'next-page' });
+      await modern.close();
+    });
+
+    it('a protocol version it does not serve is refused', async () => {
+      const response = await post({ jsonrpc: '2.0', id: 3, method: 'tools/list' }, { 'mcp-protocol-version': '1999-01-01' });
+      expect(response.status).toBe(400);
+    });
   });
 
-  it('lists the eight catalog tools, read-only, with input and output schemas', async () => {
-    const { tools } = await client.listTools();
-    expect(tools.map((tool) => tool.name).sort()).toEqual([
-      'get_course',
-      'get_school_profile',
-      'list_courses',
-      'list_digital_products',
-      'list_events',
-      'list_lecturers',
-      'list_membership_plans',
-      'search_courses',
-    ]);
-    for (const tool of tools) {
-      expect(tool.inputSchema.type).toBe('object');
-      expect(tool.outputSchema?.type).toBe('object');
-      expect(tool.annotations?.readOnlyHint).toBe(true);
-    }
-    const search = tools.find((tool) => tool.name === 'search_courses');
-    expect(search?.inputSchema.required).toEqual(['query']);
+  describe('tools/list', () => {
+    it('shows every tool to every caller, each with its scopes, annotations, input and output schemas', async () => {
+      const { tools } = await client.listTools();
+      expect(tools.map((tool) => tool.name)).toEqual(MCP_TOOLS.map((tool) => tool.name));
+      for (const tool of tools) {
+        const definition = MCP_TOOLS.find((candidate) => candidate.name === tool.name)!;
+        expect(tool.inputSchema.type).toBe('object');
+        expect(tool.outputSchema?.type).toBe('object');
+        expect(tool.annotations).toMatchObject(definition.annotations);
+        expect(tool.description).toContain(definition.scopes.length ? `needs scope ${definition.scopes.join(' ')}` : 'no token needed');
+      }
+      expect(tools.find((tool) => tool.name === 'search_courses')?.inputSchema.required).toEqual(['query']);
+      expect(tools.find((tool) => tool.name === 'create_coupon')?.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: false });
+    });
+
+    it('is the same list with a token', async () => {
+      const response = await post({ jsonrpc: '2.0', id: 1, method: 'tools/list' }, { authorization: 'Bearer students-token' });
+      expect(((await response.json()) as { result: { tools: unknown[] } }).result.tools).toHaveLength(MCP_TOOLS.length);
+    });
   });
 
-  it('list_courses: a page of the default school, as structured content and JSON text', async () => {
-    const result = await call('list_courses');
-    expect(result.isError).toBeFalsy();
-    expect(result.structuredContent).toEqual({ data: [COURSE], next_cursor: 'next-page' });
-    expect(JSON.parse((result.content[0] as { text: string }).text)).toEqual(result.structuredContent);
-    expect(reader.calls).toEqual([{ method: 'listCourses', schoolId: 'demo-school', args: [{ limit: 20, cursor: undefined }] }]);
+  describe('tokens at /mcp', () => {
+    it.each([
+      ['an unknown, expired or revoked token', 'Bearer nope', 'The access token is invalid, expired or revoked'],
+      ['a token for another resource', 'Bearer foreign-token', 'The access token was not issued for this resource'],
+    ])('%s: 401 invalid_token with the /mcp resource metadata', async (_case, authorization, description) => {
+      const response = await post({ jsonrpc: '2.0', id: 1, method: 'tools/list' }, { authorization });
+      expect(response.status).toBe(401);
+      expect(response.headers.get('www-authenticate')).toBe(
+        `Bearer error="invalid_token", error_description="${description}", resource_metadata="${METADATA}"`,
+      );
+      expect(await response.json()).toEqual({ error: 'invalid_token', error_description: description });
+    });
+
+    it('another scheme is answered like no credentials', async () => {
+      const response = await post({ jsonrpc: '2.0', id: 1, method: 'tools/list' }, { authorization: 'Basic YTpi' });
+      expect(response.status).toBe(401);
+      expect(response.headers.get('www-authenticate')).toBe(`Bearer resource_metadata="${METADATA}"`);
+    });
+
+    it('a private tool without a token: 401 naming its scopes, so the client signs in', async () => {
+      const response = await post(callMessage('list_students'));
+      expect(response.status).toBe(401);
+      expect(response.headers.get('www-authenticate')).toBe(`Bearer scope="students:read", resource_metadata="${METADATA}"`);
+      expect(services.calls).toEqual([]);
+    });
+
+    it('a token for {base} works at /mcp; the service gets the token’s principal', async () => {
+      const response = await post(callMessage('list_students', { limit: 5 }), { authorization: 'Bearer students-token' });
+      expect(response.status).toBe(200);
+      const body = (await response.json()) as { result: CallToolResult };
+      expect(body.result.structuredContent).toEqual({ data: [STUDENT], next_cursor: null });
+      expect(services.calls).toEqual([
+        {
+          service: 'students',
+          method: 'list',
+          principal: expect.objectContaining({ kind: 'token', schoolId: 'demo-school', userId: 'user-1', scopes: ['students:read'] }),
+          args: [{ limit: 5 }],
+        },
+      ]);
+    });
+
+    it('a token for {base}/mcp works at /mcp', async () => {
+      const response = await post(callMessage('get_student', { student_id: 'student-1' }), { authorization: 'Bearer mcp-token' });
+      expect(((await response.json()) as { result: CallToolResult }).result.structuredContent).toEqual(STUDENT);
+      expect(services.calls[0]).toMatchObject({ service: 'students', method: 'get', args: ['student-1'] });
+    });
+
+    it('step-up: a tool whose scope the token lacks is 403 insufficient_scope naming every scope the call needs', async () => {
+      const response = await post(callMessage('create_coupon', { code: 'SPRING', percent_off: 10 }), { authorization: 'Bearer students-token' });
+      expect(response.status).toBe(403);
+      expect(response.headers.get('www-authenticate')).toBe(
+        `Bearer error="insufficient_scope", error_description="The access token lacks a required scope: coupons:write", scope="coupons:write", resource_metadata="${METADATA}"`,
+      );
+      expect(await response.json()).toEqual({ error: 'insufficient_scope', error_description: 'The access token lacks a required scope: coupons:write' });
+      expect(services.calls).toEqual([]);
+    });
+
+    it('step-up for a batch (2025-03-26): the union of what its calls need', async () => {
+      const response = await post([callMessage('list_orders'), { ...callMessage('top_courses'), id: 8 }, { ...callMessage('list_students'), id: 9 }], {
+        authorization: 'Bearer students-token',
+        'mcp-protocol-version': '2025-03-26',
+      });
+      expect(response.status).toBe(403);
+      expect(response.headers.get('www-authenticate')).toContain('scope="orders:read analytics:read"');
+    });
+
+    it('the v1 SDK client steps up by itself only with an auth provider; without one it surfaces the 403', async () => {
+      const withToken = new Client({ name: 'token', version: '1.0.0' });
+      await withToken.connect(new StreamableHTTPClientTransport(url, { requestInit: { headers: { authorization: 'Bearer students-token' } } }));
+      await expect(withToken.callTool({ name: 'create_coupon', arguments: { code: 'SPRING', percent_off: 10 } })).rejects.toThrow(/insufficient_scope/);
+      await withToken.close();
+    });
   });
 
-  it('list_courses: passes the school, the page size and the cursor on', async () => {
-    await call('list_courses', { school: 'demo-school', limit: 5, cursor: 'next-page' });
-    expect(reader.calls[0].args).toEqual([{ limit: 5, cursor: 'next-page' }]);
+  describe('the catalog tools (public)', () => {
+    it('list_courses: a page of the default school, as structured content and JSON text', async () => {
+      const result = await call('list_courses');
+      expect(result.isError).toBeFalsy();
+      expect(result.structuredContent).toEqual({ data: [COURSE], next_cursor: 'next-page' });
+      expect(JSON.parse((result.content[0] as { text: string }).text)).toEqual(result.structuredContent);
+      expect(reader.calls).toEqual([{ method: 'listCourses', schoolId: 'demo-school', args: [{ limit: 20, cursor: undefined }] }]);
+    });
+
+    it('list_courses: passes the school, the page size and the cursor on', async () => {
+      await call('list_courses', { school: 'demo-school', limit: 5, cursor: 'next-page' });
+      expect(reader.calls[0].args).toEqual([{ limit: 5, cursor: 'next-page' }]);
+    });
+
+    it('search_courses: finds by text', async () => {
+      expect((await call('search_courses', { query: 'sql' })).structuredContent).toEqual({ data: [COURSE], next_cursor: null });
+      expect((await call('search_courses', { query: 'pottery' })).structuredContent).toEqual({ data: [], next_cursor: null });
+    });
+
+    it('get_course: the course with its curriculum outline', async () => {
+      expect((await call('get_course', { course_id: 'course-1' })).structuredContent).toEqual(COURSE_DETAIL);
+    });
+
+    it('get_course: a course that is not in the public catalog is a tool error', async () => {
+      const result = await call('get_course', { course_id: 'draft-course' });
+      expect(result.isError).toBe(true);
+      expect(result.content).toEqual([{ type: 'text', text: 'No published course with the id "draft-course" in the school "demo-school"' }]);
+    });
+
+    it.each([
+      ['list_lecturers', 'listLecturers'],
+      ['list_events', 'listEvents'],
+      ['list_membership_plans', 'listMembershipPlans'],
+      ['list_digital_products', 'listDigitalProducts'],
+    ])('%s: one page of the school', async (tool, method) => {
+      const result = await call(tool);
+      expect(result.isError).toBeFalsy();
+      expect((result.structuredContent as { data: unknown[] }).data).toHaveLength(1);
+      expect(reader.calls[0]).toMatchObject({ method, schoolId: 'demo-school' });
+    });
+
+    it('get_school_profile: the public profile', async () => {
+      expect((await call('get_school_profile')).structuredContent).toMatchObject({ id: 'demo-school', name: 'Demo Academy' });
+    });
+
+    it('an unknown school is a tool error naming it', async () => {
+      for (const tool of ['list_courses', 'list_lecturers', 'get_school_profile']) {
+        const result = await call(tool, { school: 'nowhere' });
+        expect(result).toMatchObject({ isError: true, content: [{ type: 'text', text: 'No school with the id "nowhere"' }] });
+      }
+    });
+
+    it('invalid arguments are refused by the input schema', async () => {
+      const result = await call('list_courses', { limit: 1000 });
+      expect(result.isError).toBe(true);
+      expect(reader.calls).toEqual([]);
+    });
+
+    it('a bad cursor is a tool error with the reader’s explanation', async () => {
+      reader.failWith = new InvalidRequestError('cursor: not a cursor this list issued');
+      expect((await call('list_courses', { cursor: 'forged' })).content).toEqual([{ type: 'text', text: 'cursor: not a cursor this list issued' }]);
+    });
+
+    it('an unexpected failure is answered without its details', async () => {
+      reader.failWith = new Error('connect ECONNREFUSED 10.0.0.5:5432 SELECT * FROM courses');
+      const result = await call('list_courses');
+      expect(result).toMatchObject({ isError: true });
+      expect(JSON.stringify(result)).not.toContain('ECONNREFUSED');
+    });
   });
 
-  it('search_courses: finds by text', async () => {
-    expect((await call('search_courses', { query: 'sql' })).structuredContent).toEqual({ data: [COURSE], next_cursor: null });
-    expect((await call('search_courses', { query: 'pottery' })).structuredContent).toEqual({ data: [], next_cursor: null });
-  });
+  describe('HTTP', () => {
+    it.each(['GET', 'DELETE'] as const)('%s answers 405 in stateless mode', async (method) => {
+      const response = await fetch(url, { method, headers: { accept: 'application/json, text/event-stream' } });
+      expect(response.status).toBe(405);
+      expect(response.headers.get('allow')).toBe('POST');
+      expect(await response.json()).toEqual({ jsonrpc: '2.0', error: { code: -32000, message: expect.stringContaining('Method not allowed') }, id: null });
+    });
 
-  it('get_course: the course with its curriculum outline', async () => {
-    expect((await call('get_course', { course_id: 'course-1' })).structuredContent).toEqual(COURSE_DETAIL);
-  });
-
-  it('get_course: a course that is not in the public catalog is a tool error', async () => {
-    const result = await call('get_course', { course_id: 'draft-course' });
-    expect(result.isError).toBe(true);
-    expect(result.content).toEqual([{ type: 'text', text: 'No published course with the id "draft-course" in the school "demo-school"' }]);
-  });
-
-  it.each([
-    ['list_lecturers', 'listLecturers'],
-    ['list_events', 'listEvents'],
-    ['list_membership_plans', 'listMembershipPlans'],
-    ['list_digital_products', 'listDigitalProducts'],
-  ])('%s: one page of the school', async (tool, method) => {
-    const result = await call(tool);
-    expect(result.isError).toBeFalsy();
-    expect((result.structuredContent as { data: unknown[] }).data).toHaveLength(1);
-    expect(reader.calls[0]).toMatchObject({ method, schoolId: 'demo-school' });
-  });
-
-  it('list_events: asks for events that start after the time of the call', async () => {
-    const before = Date.now();
-    await call('list_events');
-    const now = reader.calls[0].args[1] as Date;
-    expect(now.getTime()).toBeGreaterThanOrEqual(before);
-    expect(now.getTime()).toBeLessThanOrEqual(Date.now());
-  });
-
-  it('get_school_profile: the public profile', async () => {
-    expect((await call('get_school_profile')).structuredContent).toMatchObject({ id: 'demo-school', name: 'Demo Academy' });
-  });
-
-  it('an unknown school is a tool error naming it', async () => {
-    for (const tool of ['list_courses', 'list_lecturers', 'get_school_profile']) {
-      const result = await call(tool, { school: 'nowhere' });
-      expect(result).toMatchObject({ isError: true, content: [{ type: 'text', text: 'No school with the id "nowhere"' }] });
-    }
-  });
-
-  it('invalid arguments are refused by the input schema', async () => {
-    const result = await call('list_courses', { limit: 1000 });
-    expect(result.isError).toBe(true);
-    expect(reader.calls).toEqual([]);
-  });
-
-  it('a bad cursor is a tool error with the reader’s explanation', async () => {
-    reader.failWith = new InvalidRequestError('cursor: not a cursor this list issued');
-    expect((await call('list_courses', { cursor: 'forged' })).content).toEqual([
-      { type: 'text', text: 'cursor: not a cursor this list issued' },
-    ]);
-  });
-
-  it('an unexpected failure is answered without its details', async () => {
-    reader.failWith = new Error('connect ECONNREFUSED 10.0.0.5:5432 SELECT * FROM courses');
-    const result = await call('list_courses');
-    expect(result).toMatchObject({ isError: true });
-    expect(JSON.stringify(result)).not.toContain('ECONNREFUSED');
-  });
-
-  it.each(['GET', 'DELETE'] as const)('%s answers 405 in stateless mode', async (method) => {
-    const response = await fetch(url, { method, headers: { accept: 'application/json, text/event-stream' } });
-    expect(response.status).toBe(405);
-    expect(response.headers.get('allow')).toBe('POST');
-    expect(await response.json()).toEqual({ jsonrpc: '2.0', error: { code: -32000, message: expect.stringContaining('Method not allowed') }, id: null });
-  });
-
-  it('refuses a browser Origin other than the public origin (DNS rebinding)', async () => {
-    const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' });
-    const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-06-18' };
-    const foreign = await fetch(url, { method: 'POST', body, headers: { ...headers, origin: 'https://evil.example' } });
-    expect(foreign.status).toBe(403);
-    const own = await fetch(url, { method: 'POST', body, headers: { ...headers, origin: 'http://127.0.0.1:3000' } });
-    expect(own.status).toBe(200);
-    expect(((await own.json()) as { result: { tools: unknown[] } }).result.tools).toHaveLength(8);
+    it('refuses a browser Origin other than the public origin (DNS rebinding), before looking at the token', async () => {
+      const message = { jsonrpc: '2.0', id: 1, method: 'tools/list' };
+      const foreign = await post(message, { origin: 'https://evil.example', authorization: 'Bearer nope' });
+      expect(foreign.status).toBe(403);
+      expect(await foreign.json()).toEqual({ jsonrpc: '2.0', error: { code: -32000, message: 'Forbidden: this Origin may not call the MCP endpoint' }, id: null });
+      const own = await post(message, { origin: BASE });
+      expect(own.status).toBe(200);
+      expect(((await own.json()) as { result: { tools: unknown[] } }).result.tools).toHaveLength(MCP_TOOLS.length);
+    });
   });
 });

@@ -1,0 +1,57 @@
+import { Injectable, type Type } from '@nestjs/common';
+import { ModuleRef } from '@nestjs/core';
+import { AnalyticsService } from '../analytics/analytics.service';
+import { CouponsService } from '../coupons/coupons.service';
+import { CoursesService } from '../courses/courses.service';
+import { CurriculumService } from '../curriculum/curriculum.service';
+import { EventsService } from '../events/events.service';
+import { MembersService } from '../members/members.service';
+import { OrdersService } from '../orders/orders.service';
+import { PostsService } from '../posts/posts.service';
+import { StudentsService } from '../students/students.service';
+
+/** The REST API's services that the private tools call: the same instances the controllers use. */
+export interface SchoolServices {
+  readonly students: StudentsService;
+  readonly members: MembersService;
+  readonly orders: OrdersService;
+  readonly analytics: AnalyticsService;
+  readonly coupons: CouponsService;
+  readonly courses: CoursesService;
+  readonly curriculum: CurriculumService;
+  readonly events: EventsService;
+  readonly posts: PostsService;
+}
+
+export const SCHOOL_SERVICES = Symbol('SCHOOL_SERVICES');
+
+/**
+ * The API modules' own service instances, looked up in the application (the feature modules
+ * keep their services to themselves; `strict: false` finds them where they are registered),
+ * once, on first use. So a tool reaches the data exactly as the REST route does: the
+ * service, its ViewerService school resolution and its repository.
+ */
+@Injectable()
+export class ApplicationSchoolServices implements SchoolServices {
+  private readonly resolved = new Map<Type, unknown>();
+
+  constructor(private readonly moduleRef: ModuleRef) {}
+
+  get students() { return this.service(StudentsService); }
+  get members() { return this.service(MembersService); }
+  get orders() { return this.service(OrdersService); }
+  get analytics() { return this.service(AnalyticsService); }
+  get coupons() { return this.service(CouponsService); }
+  get courses() { return this.service(CoursesService); }
+  get curriculum() { return this.service(CurriculumService); }
+  get events() { return this.service(EventsService); }
+  get posts() { return this.service(PostsService); }
+
+  private service<T>(type: Type<T>): T {
+    const cached = this.resolved.get(type) as T | undefined;
+    if (cached !== undefined) return cached;
+    const instance = this.moduleRef.get(type, { strict: false });
+    this.resolved.set(type, instance);
+    return instance;
+  }
+}
