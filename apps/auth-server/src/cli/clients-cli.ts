@@ -1,0 +1,183 @@
+import { parseArgs } from 'node:util';
+import { createEventBus } from '@platform/event-bus';
+import type { PrismaService } from '../database/prisma.service';
+import { RevocationPublisher } from '../events/revocation-publisher';
+import { GrantRevoker } from '../token/grant-revoker';
+import { TokensRepository } from '../token/tokens.repository';
+import { type CliDatabase, openAuthDatabase } from './database';
+import { type ClientSummary, type GrantEnder, type IntegrationAuthMethod, Integrations, UsageError } from './integrations';
+
+export const USAGE = `Registered integrations of the authorization server (staff only).
+
+  npm run clients -- create --name NAME --redirect-uri https://app.example.com/callback [--redirect-uri ...]
+                            [--auth-method client_secret_basic|client_secret_post]
+                            [--scope-ceiling "openid profile courses:read"] [--default-scope "openid profile"]
+  npm run clients -- list [--all]
+  npm run clients -- show CLIENT_ID
+  npm run clients -- rotate-secret CLIENT_ID
+  npm run clients -- disable CLIENT_ID
+  npm run clients -- enable CLIENT_ID
+  npm run clients -- delete CLIENT_ID --yes
+
+Every command takes --json. Database: AUTH_DATABASE_URL; else DATABASE_URL + "_auth" (as npm start);
+else the embedded database in .data/ (PLATFORM_DATA_DIR), which needs the platform stopped.
+REDIS_URL: revocations (disable, delete) are announced to the resource servers at once.`;
+
+export interface CliIo {
+  out(line: string): void;
+  err(line: string): void;
+}
+
+export interface CliDependencies {
+  openDatabase?: (env: Record<string, string | undefined>) => Promise<CliDatabase>;
+}
+
+const consoleIo: CliIo = { out: (line) => console.log(line), err: (line) => console.error(line) };
+
+/** Runs one command; returns the exit status (0 done, 1 failure, 2 usage). */
+export async function runClientsCli(
+  argv: readonly string[],
+  env: Record<string, string | undefined> = process.env,
+  io: CliIo = consoleIo,
+  dependencies: CliDependencies = {},
+): Promise<number> {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: [...argv],
+      allowPositionals: true,
+      options: {
+        name: { type: 'string' },
+        'redirect-uri': { type: 'string', multiple: true },
+        'auth-method': { type: 'string' },
+        'scope-ceiling': { type: 'string' },
+        'default-scope': { type: 'string' },
+        all: { type: 'boolean' },
+        yes: { type: 'boolean' },
+        json: { type: 'boolean' },
+        help: { type: 'boolean', short: 'h' },
+      },
+    });
+  } catch (error) {
+    io.err(`${(error as Error).message}\n\n${USAGE}`);
+    return 2;
+  }
+  const { values, positionals } = parsed;
+  const [command, clientId, ...extra] = positionals;
+  const needsId = ['show', 'rotate-secret', 'disable', 'enable', 'delete'];
+  if (values.help || !command) {
+    io.out(USAGE);
+    return command || values.help ? 0 : 2;
+  }
+  if (![...needsId, 'create', 'list'].includes(command) || extra.length > 0 || (needsId.includes(command) !== Boolean(clientId))) {
+    io.err(USAGE);
+    return 2;
+  }
+  if (command === 'delete' && !values.yes) {
+    io.err('delete removes the client and its whole history: add --yes to confirm (disable keeps the history)');
+    return 2;
+  }
+
+  let database: CliDatabase | undefined;
+  let closeBus: (() => Promise<void>) | undefined;
+  try {
+    database = await (dependencies.openDatabase ?? openAuthDatabase)(env);
+    const bus = await createEventBus(env['REDIS_URL']);
+    closeBus = () => bus.close();
+    const prisma = database.prisma as unknown as PrismaService;
+    const grants: GrantEnder = new GrantRevoker(new TokensRepository(prisma), new RevocationPublisher(bus));
+    const integrations = new Integrations(database.prisma, grants);
+    const print = (value: unknown, text: () => string[]) => {
+      if (values.json) io.out(JSON.stringify(value, null, 2));
+      else for (const line of text()) io.out(line);
+    };
+
+    switch (command) {
+      case 'create': {
+        const { client, clientSecret } = await integrations.create({
+          name: values.name ?? '',
+          redirectUris: values['redirect-uri'] ?? [],
+          authMethod: values['auth-method'] as IntegrationAuthMethod | undefined,
+          scopeCeiling: values['scope-ceiling'],
+          defaultScope: values['default-scope'],
+        });
+        print({ ...client, clientSecret }, () => [
+          ...describe(client),
+          `client_secret:   ${clientSecret}`,
+          '',
+          'Give the secret to the integration now, over a secure channel: it is stored hashed and cannot be shown again.',
+          `Lost or leaked? npm run clients -- rotate-secret ${client.clientId}`,
+        ]);
+        break;
+      }
+      case 'list': {
+        const clients = await integrations.list({ all: values.all });
+        print(clients, () =>
+          clients.length === 0
+            ? ['No integrations or metadata-document clients yet (--all lists self-registered clients too).']
+            : clients.map(
+                (c) => `${c.clientId}  ${c.kind.padEnd(17)}  ${(c.disabledAt ? 'disabled' : 'active').padEnd(8)}  grants ${String(c.activeGrants).padStart(4)}  ${c.name ?? ''}`,
+              ),
+        );
+        break;
+      }
+      case 'show': {
+        const client = await integrations.show(clientId);
+        print(client, () => describe(client));
+        break;
+      }
+      case 'rotate-secret': {
+        const clientSecret = await integrations.rotateSecret(clientId);
+        print({ clientId, clientSecret }, () => [
+          `client_id:       ${clientId}`,
+          `client_secret:   ${clientSecret}`,
+          '',
+          'The previous secret no longer works. This one is shown once.',
+        ]);
+        break;
+      }
+      case 'disable': {
+        const ended = await integrations.disable(clientId);
+        print({ clientId, disabled: true, grantsEnded: ended }, () => [`${clientId} disabled; ${ended} grant(s) and their tokens ended.`]);
+        break;
+      }
+      case 'enable': {
+        await integrations.enable(clientId);
+        print({ clientId, disabled: false }, () => [`${clientId} enabled again (users must authorize it anew).`]);
+        break;
+      }
+      case 'delete': {
+        const ended = await integrations.delete(clientId);
+        print({ clientId, deleted: true, grantsEnded: ended }, () => [`${clientId} deleted; ${ended} grant(s) and their tokens ended.`]);
+        break;
+      }
+    }
+    return 0;
+  } catch (error) {
+    if (error instanceof UsageError) {
+      io.err(error.message);
+      return 2;
+    }
+    io.err(`clients: ${(error as Error).message}`);
+    return 1;
+  } finally {
+    await closeBus?.().catch(() => undefined);
+    await database?.close();
+  }
+}
+
+function describe(client: ClientSummary): string[] {
+  return [
+    `client_id:       ${client.clientId}`,
+    `kind:            ${client.kind}`,
+    `name:            ${client.name ?? ''}`,
+    `status:          ${client.disabledAt ? `disabled since ${client.disabledAt.toISOString()}` : 'active'}`,
+    `auth method:     ${client.authMethod}`,
+    `redirect URIs:   ${client.redirectUris.join('\n                 ')}`,
+    `default scope:   ${client.defaultScope || '(the server default: openid profile)'}`,
+    `scope ceiling:   ${client.scopeCeiling ?? '(none: the user consent decides)'}`,
+    `created:         ${client.createdAt.toISOString()}`,
+    `first authorized: ${client.firstAuthorizedAt?.toISOString() ?? 'never'}`,
+    `active grants:   ${client.activeGrants}`,
+  ];
+}
