@@ -174,7 +174,8 @@ describe('the MCP endpoint (SDK v2 server; 2026-07-28 and the 2025 revisions, st
       const { tools } = await client.listTools();
       expect(tools.map((tool) => tool.name)).toEqual(MCP_TOOLS.map((tool) => tool.name));
       for (const tool of tools) {
-        const definition = MCP_TOOLS.find((candidate) => candidate.name === tool.name)!;
+        const definition = MCP_TOOLS.find((candidate) => candidate.name === tool.name);
+        if (!definition) throw new Error(`${tool.name} is not a defined tool`);
         expect(tool.inputSchema.type).toBe('object');
         expect(tool.outputSchema?.type).toBe('object');
         expect(tool.annotations).toMatchObject(definition.annotations);
