@@ -34,6 +34,26 @@ export async function waitUntilListening(child, host, port, timeoutMs = 60_000) 
   throw new Error(`${child.serviceName} did not listen on ${host}:${port} within ${timeoutMs / 1000} s`);
 }
 
+/** Resolves when the child sends {type}; rejects if it exits first or after timeoutMs. */
+export function waitForMessage(child, type, timeoutMs = 60_000) {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => done(new Error(`${child.serviceName} did not report ${type} within ${timeoutMs / 1000} s`)), timeoutMs);
+    const onMessage = (message) => {
+      if (message?.type === type) done();
+    };
+    const onExit = () => done(new Error(`${child.serviceName} exited during start-up`));
+    function done(error) {
+      clearTimeout(timer);
+      child.off('message', onMessage);
+      child.off('exit', onExit);
+      if (error) reject(error);
+      else resolve();
+    }
+    child.on('message', onMessage);
+    child.once('exit', onExit);
+  });
+}
+
 /**
  * LocalEventBus in each service sends {type:'event-bus'} to its parent when no Redis is
  * configured: hand every such message to the other services.

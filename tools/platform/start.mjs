@@ -10,7 +10,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { prepareServerDatabases, startEmbeddedDatabases, stopDatabases } from './databases.mjs';
 import { acquireDataLock } from './lock.mjs';
-import { relayEventBus, startChild, stopChild, waitUntilListening } from './processes.mjs';
+import { relayEventBus, startChild, stopChild, waitForMessage, waitUntilListening } from './processes.mjs';
 import { loadOrCreateSecrets } from './secrets.mjs';
 import { GATEWAY, existingServices, mainOf, portOf } from './services.mjs';
 
@@ -85,20 +85,36 @@ async function startGateway(services) {
   const gatewayEnv = { ...env, ...upstreams, HOST: host, PORT: String(gatewayPort), LOG_LEVEL: env.LOG_LEVEL || 'warn' };
   state.gateway = startChild(GATEWAY.name, mainOf(root, GATEWAY.project), gatewayEnv, root);
   watchForCrash(state.gateway);
-  await waitUntilListening(state.gateway, '127.0.0.1', gatewayPort);
+  // The gateway says so once listen() has returned, i.e. after its own "listening" log line:
+  // the banner must come after everything the platform prints while starting.
+  await Promise.all([
+    waitUntilListening(state.gateway, '127.0.0.1', gatewayPort),
+    waitForMessage(state.gateway, 'listening'),
+  ]);
 }
 
+/** The demo accounts exist when the services seed them (the embedded mode by default). */
+function demoDataSeeded() {
+  if (env.NODE_ENV === 'production') return false;
+  if (env.SEED_DEMO_DATA !== undefined) return env.SEED_DEMO_DATA === 'true' || env.SEED_DEMO_DATA === '1';
+  return embedded;
+}
+
+/**
+ * The last thing `npm start` prints (the services log nothing more once they listen, unless a
+ * request comes): the services, then the origin and the demo account, the two things a person
+ * needs, at the bottom of the terminal.
+ */
 function printBanner(services) {
   const lines = [
     '',
-    `The platform is up: ${publicBaseUrl}`,
     ...services.map((service) => `  ${service.project.padEnd(16)} ${serviceUrl(service)}  (database ${redact(state.databases[service.name].url)})`),
     `  ${'gateway'.padEnd(16)} http://${host}:${gatewayPort}`,
   ];
-  if (embedded) {
-    lines.push(`Embedded mode: data in ${dataDir}`, '  demo account: demo@academy.test / demo-password');
-  }
-  lines.push('Stop with Ctrl-C.', '');
+  if (embedded) lines.push(`  Embedded mode: data in ${dataDir}`);
+  lines.push('', `The platform is up: ${publicBaseUrl}`);
+  if (demoDataSeeded()) lines.push('  demo account: demo@academy.test / demo-password');
+  lines.push('  Stop with Ctrl-C.', '');
   console.log(lines.join('\n'));
 }
 

@@ -31,6 +31,8 @@ async function main(): Promise<void> {
   // Forked by the launcher (npm start): do not outlive it if it dies without stopping us.
   if (process.send) process.once('disconnect', () => shutdown('launcher gone'));
   await app.listen({ host: config.host, port: config.port });
+  // To the launcher: listening, and everything about starting is logged (its banner comes next).
+  process.send?.({ type: 'listening' });
 }
 
 main().catch((error: unknown) => {

@@ -3,6 +3,7 @@ import { hostname } from 'node:os';
 import type { Params } from 'nestjs-pino';
 import pino, { type DestinationStream, type Level, type LoggerOptions } from 'pino';
 import type { Options as PinoHttpOptions } from 'pino-http';
+import { defaultLogDestination } from './log-format';
 import type { LogLevel } from './operations-config';
 import { isOperationalPath } from './operational-paths';
 import { censor, pathOf, REDACT_PATHS } from './redaction';
@@ -12,7 +13,10 @@ export interface LoggingOptions {
   /** Named on every line, so lines of several services can share one stream. */
   service: string;
   level: LogLevel;
-  /** Default: stdout. Tests pass a stream they can read. */
+  /**
+   * Default: stdout, as JSON lines, or readable lines when stdout is a terminal (LOG_FORMAT,
+   * see log-format.ts). Tests pass a stream they can read.
+   */
   destination?: DestinationStream;
 }
 
@@ -93,7 +97,8 @@ export function nestLoggerParams(options: LoggingOptions): Params {
     },
     serializers: { req: serializeRequest, res: serializeResponse, err: pino.stdSerializers.err },
   };
-  return { pinoHttp: options.destination ? [pinoHttp, options.destination] : pinoHttp };
+  const destination = options.destination ?? defaultLogDestination();
+  return { pinoHttp: destination ? [pinoHttp, destination] : pinoHttp };
 }
 
 interface FastifyRequestView {
@@ -108,9 +113,10 @@ interface FastifyRequestView {
  * method, path and peer only (no headers, so nothing to leak), plus the status.
  */
 export function fastifyLoggerOptions(options: LoggingOptions): LoggerOptions & { stream?: DestinationStream } {
+  const destination = options.destination ?? defaultLogDestination();
   return {
     ...baseLoggerOptions(options),
-    ...(options.destination ? { stream: options.destination } : {}),
+    ...(destination ? { stream: destination } : {}),
     serializers: {
       req: (request: FastifyRequestView) => ({
         method: request.method,

@@ -1,0 +1,45 @@
+import pino from 'pino';
+import { PassThrough } from 'node:stream';
+import { baseLoggerOptions } from './http-logging';
+import { humanLogStream, humanMessage, logFormat } from './log-format';
+
+describe('logFormat: readable lines for a person at a terminal, JSON lines otherwise', () => {
+  it.each([
+    ['a terminal', {}, { isTTY: true }, 'pretty'],
+    ['a pipe, a file or a container without a tty', {}, { isTTY: false }, 'json'],
+    ['a stream that does not say', {}, {}, 'json'],
+    ['LOG_FORMAT=auto at a terminal', { LOG_FORMAT: 'auto' }, { isTTY: true }, 'pretty'],
+    ['LOG_FORMAT=json at a terminal', { LOG_FORMAT: 'json' }, { isTTY: true }, 'json'],
+    ['LOG_FORMAT=pretty into a pipe', { LOG_FORMAT: 'pretty' }, { isTTY: false }, 'pretty'],
+  ])('%s', (_name, env, stdout, expected) => {
+    expect(logFormat(env, stdout)).toBe(expected);
+  });
+
+  it('names LOG_FORMAT when it is malformed', () => {
+    expect(() => logFormat({ LOG_FORMAT: 'yaml' }, { isTTY: true })).toThrow(/^LOG_FORMAT: expected one of auto, json, pretty, got yaml$/);
+  });
+});
+
+describe('readable lines', () => {
+  it('says service, context and message, and for a request its method, path, status and duration', () => {
+    expect(humanMessage({ service: 'auth-server', context: 'NestApplication', msg: 'started' }, 'msg')).toBe('[auth-server] NestApplication: started');
+    expect(
+      humanMessage({ service: 'gateway', msg: 'request completed', req: { method: 'POST', url: '/oauth/token' }, res: { statusCode: 429 }, responseTime: 3.4 }, 'msg'),
+    ).toBe('[gateway] request completed POST /oauth/token 429 3 ms');
+  });
+
+  it('writes one line per event from the JSON the services log, headers and ids left out', () => {
+    const out = new PassThrough();
+    let text = '';
+    out.on('data', (chunk: Buffer) => (text += chunk.toString()));
+    const logger = pino(baseLoggerOptions({ service: 'resource-server', level: 'info' }), humanLogStream(out));
+    logger.info({ reqId: 'abc', req: { method: 'GET', url: '/api/courses', headers: { cookie: 'x' } }, res: { statusCode: 200 }, responseTime: 12 }, 'request completed');
+    logger.warn({ context: 'Storage', free: 3 }, 'disk nearly full');
+    const lines = text.trimEnd().split('\n');
+    expect(lines).toHaveLength(2);
+    expect(lines[0]).toMatch(/^\[\d\d:\d\d:\d\d\.\d{3}\] INFO: \[resource-server\] request completed GET \/api\/courses 200 12 ms$/);
+    expect(lines[1]).toMatch(/WARN: \[resource-server\] Storage: disk nearly full \{"free":3\}$/);
+    expect(text).not.toContain('cookie');
+    expect(text).not.toContain('abc');
+  });
+});

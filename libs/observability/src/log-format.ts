@@ -1,0 +1,68 @@
+import type { DestinationStream } from 'pino';
+import pretty from 'pino-pretty';
+
+/**
+ * Logs for people and for machines. A person running `npm start` in a shell reads the lines in
+ * a terminal: one readable line per event. Everywhere else (containers, CI, a file, a log
+ * shipper) the lines are JSON, one object per line, as they always were.
+ */
+export type LogFormat = 'json' | 'pretty';
+
+export const LOG_FORMATS = ['auto', 'json', 'pretty'] as const;
+
+/**
+ * LOG_FORMAT=json or pretty decides; unset (or `auto`): pretty when stdout is a terminal,
+ * JSON otherwise. Throws, naming the variable, on any other value.
+ */
+export function logFormat(env: NodeJS.ProcessEnv, stdout: { isTTY?: boolean }): LogFormat {
+  const value = env['LOG_FORMAT'] || 'auto';
+  if (!(LOG_FORMATS as readonly string[]).includes(value)) {
+    throw new Error(`LOG_FORMAT: expected one of ${LOG_FORMATS.join(', ')}, got ${value}`);
+  }
+  if (value !== 'auto') return value as LogFormat;
+  return stdout.isTTY === true ? 'pretty' : 'json';
+}
+
+interface LogLine {
+  service?: string;
+  context?: string;
+  req?: { method?: string; url?: string };
+  res?: { statusCode?: number };
+  responseTime?: number;
+  [key: string]: unknown;
+}
+
+/** `[service] Context: message`, and for a request line `GET /path 200 12 ms`. */
+export function humanMessage(line: LogLine, messageKey: string): string {
+  const parts = [`[${line.service ?? 'platform'}]`];
+  parts.push(line.context ? `${line.context}: ${String(line[messageKey] ?? '')}` : String(line[messageKey] ?? ''));
+  if (line.req?.method && line.req.url) {
+    parts.push(`${line.req.method} ${line.req.url}`);
+    if (line.res?.statusCode !== undefined) parts.push(String(line.res.statusCode));
+    if (typeof line.responseTime === 'number') parts.push(`${Math.round(line.responseTime)} ms`);
+  }
+  return parts.join(' ');
+}
+
+/**
+ * pino-pretty in this process, writing synchronously: a line is on the terminal before the
+ * call that logged it returns (no worker thread), so what a service logs while starting is
+ * printed before it listens, and the launcher's banner comes after it.
+ */
+export function humanLogStream(destination: number | NodeJS.WritableStream = 1): DestinationStream {
+  return pretty({
+    sync: true,
+    destination,
+    colorize: typeof destination === 'number' ? undefined : false,
+    singleLine: true,
+    translateTime: 'SYS:HH:MM:ss.l',
+    // Shown in the message instead (humanMessage), or noise for a person (headers, ids).
+    ignore: 'pid,hostname,service,context,req,res,responseTime,reqId',
+    messageFormat: (line, messageKey) => humanMessage(line as LogLine, messageKey),
+  });
+}
+
+/** Where a service's logs go when the caller names no destination: see logFormat. */
+export function defaultLogDestination(env: NodeJS.ProcessEnv = process.env, stdout: { isTTY?: boolean } = process.stdout): DestinationStream | undefined {
+  return logFormat(env, stdout) === 'pretty' ? humanLogStream() : undefined;
+}
