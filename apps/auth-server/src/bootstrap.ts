@@ -19,6 +19,7 @@ import { registerAuthServerLimits } from './accounts/rate-limits';
 import { AppModule } from './app.module';
 import { registerAuthorizePlugins } from './authorize/plugins';
 import type { AuthConfig } from './config/auth-config';
+import { corsOptionsFor } from './cors/cors-policy';
 import { AuthMetrics } from './observability/auth-metrics';
 
 export interface AuthServerOptions {
@@ -64,6 +65,8 @@ export async function createAuthServer(
   instrumentHttp(fastify, app.get(AuthMetrics));
   await registerAuthorizePlugins(fastify, config);
   await registerAuthServerLimits(app, config);
+  // @fastify/cors (as the resource server), with a policy per path: cors/cors-policy.ts.
+  app.enableCors({ delegator: (request, callback) => callback(null, corsOptionsFor(request.url)) });
   // Nest routes Fastify's own errors (body parsing, size limits) through its exception
   // filters too, so this one filter answers every error of the service.
   app.useGlobalFilters(new OAuthExceptionFilter());

@@ -7,6 +7,7 @@
 import * as oidc from 'openid-client';
 import { BrowserLikeAgent } from '../../../tools/test-support/browser-like-agent';
 import { EXPECTED_ERRORS } from './support/expected-errors';
+import { rotatedBeyondReuseWindow } from './support/refresh-window';
 import { DEMO_USER, INTROSPECTION_CLIENT, startTestAuthServer, type TestAuthServer } from './support/test-auth-server';
 
 jest.setTimeout(60_000);
@@ -277,6 +278,19 @@ describe('the authorization code flow of a public client', () => {
     expect((await introspectAsResourceServer(tokens.access_token)).aud).toBe(server.issuer);
   });
 
+  it('ends the grant when a refresh token already rotated out is revoked (RFC 7009 §2.1)', async () => {
+    const tokens = await signedInTokens(config);
+    const current = await oidc.refreshTokenGrant(config, tokens.refresh_token as string);
+    await oidc.tokenRevocation(config, tokens.refresh_token as string, { token_type_hint: 'refresh_token' });
+    expect(await introspectAsResourceServer(current.access_token)).toEqual({ active: false });
+    await expect(oidc.refreshTokenGrant(config, current.refresh_token as string)).rejects.toMatchObject({ error: 'invalid_grant' });
+  });
+
+  it('binds URL.href spellings of the resource (upper-case scheme and host, trailing slash) to the canonical one', async () => {
+    const tokens = await signedInTokens(config, { resource: `${server.issuer.replace('http://', 'HTTP://')}/` });
+    expect((await introspectAsResourceServer(tokens.access_token)).aud).toBe(server.issuer);
+  });
+
   it('answers 200 to the revocation of an unknown token', async () => {
     await expect(oidc.tokenRevocation(config, 'not-a-token-we-ever-issued-0123456789')).resolves.toBeUndefined();
   });
@@ -367,9 +381,24 @@ describe('refusals', () => {
     expect(refresh.body).toEqual(EXPECTED_ERRORS.usedRefreshToken.body);
   });
 
-  it('refuses a replayed refresh token and revokes the whole grant', async () => {
+  it('answers a refresh token rotated out within the reuse window with a fresh pair; the grant lives', async () => {
     const tokens = await signedInTokens(config);
     const rotated = await oidc.refreshTokenGrant(config, tokens.refresh_token as string);
+    const sibling = await oidc.refreshTokenGrant(config, tokens.refresh_token as string);
+    expect(sibling.refresh_token).not.toBe(rotated.refresh_token);
+    expect(sibling.scope).toBe(rotated.scope);
+    for (const token of [rotated.access_token, sibling.access_token]) {
+      expect(await introspectAsResourceServer(token)).toMatchObject({ active: true });
+    }
+    // Both successors stay usable; the one rotated out is not a current token.
+    await expect(oidc.refreshTokenGrant(config, rotated.refresh_token as string)).resolves.toMatchObject({ token_type: 'bearer' });
+    await expect(oidc.refreshTokenGrant(config, sibling.refresh_token as string)).resolves.toMatchObject({ token_type: 'bearer' });
+  });
+
+  it('refuses a refresh token replayed after the reuse window and revokes the whole grant', async () => {
+    const tokens = await signedInTokens(config);
+    const rotated = await oidc.refreshTokenGrant(config, tokens.refresh_token as string);
+    await rotatedBeyondReuseWindow(server, tokens.refresh_token as string);
     const replay = await postForm('/api/oauth/token', {
       grant_type: 'refresh_token',
       refresh_token: tokens.refresh_token as string,

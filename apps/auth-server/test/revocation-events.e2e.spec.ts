@@ -7,6 +7,7 @@ import { createEventBus, type EventBus } from '@platform/event-bus';
 import { createHash } from 'node:crypto';
 import * as oidc from 'openid-client';
 import { BrowserLikeAgent } from '../../../tools/test-support/browser-like-agent';
+import { rotatedBeyondReuseWindow } from './support/refresh-window';
 import { DEMO_USER, startTestAuthServer, type TestAuthServer } from './support/test-auth-server';
 
 jest.setTimeout(60_000);
@@ -79,6 +80,7 @@ describe(`revocation events (${process.env['REDIS_URL'] ? 'Redis pub/sub' : 'in-
   it('publishes every live access token of a grant whose refresh token is replayed', async () => {
     const issued = await tokens(config);
     const rotated = await oidc.refreshTokenGrant(config, issued.refresh_token as string);
+    await rotatedBeyondReuseWindow(server, issued.refresh_token as string);
     await expect(oidc.refreshTokenGrant(config, issued.refresh_token as string)).rejects.toMatchObject({
       error: 'invalid_grant',
     });

@@ -43,7 +43,7 @@ function configFor(url: string, poolSize: number): AuthConfig {
     database: { url, poolSize },
     signingKeys: {},
     introspectionClient: { id: 'resource-server', secret: 'x'.repeat(32) },
-    ttl: { accessToken: 3600, refreshToken: 86400, authorizationCode: 60, session: 3600 },
+    ttl: { accessToken: 3600, refreshToken: 86400, authorizationCode: 60, session: 3600, refreshReuseGrace: 30 },
     embedded: false,
     seedDemoData: true,
     secureCookies: false,

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { InvalidClientError, InvalidRequestError } from '@platform/oauth-errors';
+import { InvalidClientError } from '@platform/oauth-errors';
 import { type RegisteredClient, ClientsRepository } from '../clients/clients.repository';
 import { hashesEqual, hashToken } from '../crypto/tokens';
 import { basicChallenge, type ClientCredentials } from './client-credentials';
@@ -21,7 +21,10 @@ export class ClientAuthenticator {
       const error = new InvalidClientError('Client authentication failed', detail);
       return credentials.viaBasic ? basicChallenge(error) : error;
     };
-    if (!clientId) throw new InvalidRequestError('client_id is required');
+    // RFC 6749 §5.2: invalid_client is "Client authentication failed (e.g., unknown client, no
+    // client authentication included, or unsupported authentication method)", with 401. An
+    // unknown or deleted client must get exactly this: MCP clients register again only on it.
+    if (!clientId) throw refuse('no client_id');
     const client = await this.clients.findClientById(clientId);
     if (!client) throw refuse('unknown client_id');
     if (client.tokenEndpointAuthMethod === 'none') {

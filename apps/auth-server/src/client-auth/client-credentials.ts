@@ -9,7 +9,11 @@ export interface ClientCredentials {
 }
 
 const BASIC = /^Basic ([A-Za-z0-9+/=]{1,1024})$/i;
-const MAX_CLIENT_ID_LENGTH = 64;
+/**
+ * Longer than any client id this server issues: a longer one is simply unknown (invalid_client),
+ * and a URL client id (Client ID Metadata Documents) fits.
+ */
+const MAX_CLIENT_ID_LENGTH = 2048;
 const MAX_CLIENT_SECRET_LENGTH = 256;
 
 /** The Basic challenge a failed Basic authentication answers with (RFC 6749 §5.2, RFC 7617). */

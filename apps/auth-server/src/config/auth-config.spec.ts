@@ -21,11 +21,17 @@ describe('loadAuthConfig', () => {
       port: 3001,
       issuer: 'http://127.0.0.1:3000',
       database: { poolSize: 10 },
+      ttl: { refreshReuseGrace: 30 },
       introspectionClient: { id: 'resource-server' },
       embedded: false,
       seedDemoData: false,
       operations: { logLevel: 'info', healthCheckTimeoutMs: 1000, shutdownTimeoutMs: 8000 },
     });
+  });
+
+  it('reads the refresh reuse window; 0 turns it off', () => {
+    expect(loadAuthConfig({ ...minimal, REFRESH_REUSE_GRACE_SECONDS: '0' }).ttl.refreshReuseGrace).toBe(0);
+    expect(loadAuthConfig({ ...minimal, REFRESH_REUSE_GRACE_SECONDS: '300' }).ttl.refreshReuseGrace).toBe(300);
   });
 
   it('reads the log level and the deadlines', () => {
@@ -40,6 +46,9 @@ describe('loadAuthConfig', () => {
     ['LOG_LEVEL', { ...minimal, LOG_LEVEL: 'verbose' }],
     ['HEALTH_CHECK_TIMEOUT_MS', { ...minimal, HEALTH_CHECK_TIMEOUT_MS: '0' }],
     ['SHUTDOWN_TIMEOUT_MS', { ...minimal, SHUTDOWN_TIMEOUT_MS: 'later' }],
+    ['REFRESH_REUSE_GRACE_SECONDS', { ...minimal, REFRESH_REUSE_GRACE_SECONDS: '-1' }],
+    ['REFRESH_REUSE_GRACE_SECONDS', { ...minimal, REFRESH_REUSE_GRACE_SECONDS: '301' }],
+    ['REFRESH_REUSE_GRACE_SECONDS', { ...minimal, REFRESH_REUSE_GRACE_SECONDS: '1.5' }],
   ])('names %s when it is missing or malformed', (variable, env) => {
     expect(() => loadAuthConfig(env)).toThrow(ConfigError);
     expect(() => loadAuthConfig(env)).toThrow(variable);

@@ -39,6 +39,12 @@ const EnvSchema = z.object({
   REFRESH_TOKEN_TTL_SECONDS: durationSeconds(30 * 24 * 3600),
   AUTHORIZATION_CODE_TTL_SECONDS: durationSeconds(60),
   SESSION_TTL_SECONDS: durationSeconds(12 * 3600),
+  /**
+   * After a refresh token rotates, the one it replaced still gets a token pair for this long
+   * (parallel refreshes of one client); later reuse revokes the grant. 0 turns the window off;
+   * at most 5 minutes, since it is time in which a stolen refresh token goes unnoticed.
+   */
+  REFRESH_REUSE_GRACE_SECONDS: z.coerce.number().int().min(0).max(300).default(30),
   /** Set by the launcher when it runs the embedded PostgreSQL. */
   EMBEDDED_MODE: booleanFlag.default(false),
   /** Seed the demo school and demo account (refused in production). */
@@ -64,7 +70,8 @@ export interface AuthConfig {
   introspectionClient: { id: string; secret: string };
   /** Where the pages find the school's public profile and appearance. */
   branding: { resourceServerUrl: string; defaultSchoolId: string };
-  ttl: { accessToken: number; refreshToken: number; authorizationCode: number; session: number };
+  /** Seconds. refreshReuseGrace: see REFRESH_REUSE_GRACE_SECONDS (token/grants/refresh-reuse.ts). */
+  ttl: { accessToken: number; refreshToken: number; authorizationCode: number; session: number; refreshReuseGrace: number };
   embedded: boolean;
   seedDemoData: boolean;
   /** Cookies get `Secure` whenever the public origin is https. */
@@ -119,6 +126,7 @@ export function loadAuthConfig(env: NodeJS.ProcessEnv = process.env): AuthConfig
       refreshToken: e.REFRESH_TOKEN_TTL_SECONDS,
       authorizationCode: e.AUTHORIZATION_CODE_TTL_SECONDS,
       session: e.SESSION_TTL_SECONDS,
+      refreshReuseGrace: e.REFRESH_REUSE_GRACE_SECONDS,
     },
     embedded: e.EMBEDDED_MODE,
     seedDemoData,

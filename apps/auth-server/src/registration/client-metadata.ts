@@ -9,9 +9,9 @@ const MAX_URI_LENGTH = 2000;
 
 const REDIRECT_URI_PROBLEMS: Record<RedirectUriProblem, string> = {
   'not-a-url': 'is not an absolute URI',
-  'not-http': 'must use http on a loopback address (RFC 8252 §7.3); https and custom schemes are not accepted',
+  'not-http': 'must use http on a loopback address (RFC 8252 section 7.3); https and custom schemes are not accepted',
   'not-loopback': 'must point at a loopback address: 127.0.0.1, [::1] or localhost',
-  'has-fragment': 'must not contain a fragment (RFC 6749 §3.1.2)',
+  'has-fragment': 'must not contain a fragment (RFC 6749 section 3.1.2)',
   'has-userinfo': 'must not contain user information',
   'not-normalized': 'must be written in normalized form (lowercase scheme and host, no dot segments, no default port)',
 };

@@ -1,5 +1,5 @@
 import { InvalidTargetError } from '@platform/oauth-errors';
-import { resolveResource } from './resource-indicator';
+import { normalizeResourceUri, resolveResource } from './resource-indicator';
 
 describe('resolveResource (RFC 8707)', () => {
   const api = 'http://127.0.0.1:3000';
@@ -9,22 +9,36 @@ describe('resolveResource (RFC 8707)', () => {
     [''],
     ['http://127.0.0.1:3000'],
     ['http://127.0.0.1:3000/'],
+    ['HTTP://127.0.0.1:3000'],
+    ['HTTP://127.0.0.1:3000/'],
     ['http://127.0.0.1:3000/mcp'],
     ['http://127.0.0.1:3000/mcp/'],
+    ['http://127.0.0.1:3000/%6Dcp'],
     ['http://127.0.0.1:3000/api/v1'],
   ])('binds %s to the canonical API URI', (requested) => {
     expect(resolveResource(api, requested)).toBe(api);
   });
 
   it.each([
-    ['another origin', 'https://api.example.com'],
-    ['another port', 'http://127.0.0.1:4000/mcp'],
-    ['a relative URI', '/mcp'],
-    ['a fragment', 'http://127.0.0.1:3000/mcp#x'],
-    ['userinfo', 'http://u@127.0.0.1:3000/mcp'],
-    ['not a URI', 'mcp'],
-  ])('refuses %s with invalid_target', (_name, requested) => {
-    expect(() => resolveResource(api, requested)).toThrow(InvalidTargetError);
+    ['an upper-case host', 'https://platform.example', 'HTTPS://PLATFORM.EXAMPLE/'],
+    ['a default port', 'https://platform.example', 'https://platform.example:443/mcp'],
+    ['a canonical URI written with a trailing slash', 'https://platform.example/', 'https://platform.example'],
+    ['a base path and URL.href of it', 'https://example.com/platform', 'https://EXAMPLE.com/platform/'],
+  ])('normalizes both sides: %s', (_name, canonical, requested) => {
+    expect(resolveResource(canonical, requested)).toBe(canonical);
+  });
+
+  it.each([
+    ['another origin', 'https://api.example.com', 'Unknown resource; this server issues tokens for http://127.0.0.1:3000'],
+    ['another port', 'http://127.0.0.1:4000/mcp', 'Unknown resource; this server issues tokens for http://127.0.0.1:3000'],
+    ['another scheme', 'https://127.0.0.1:3000/mcp', 'Unknown resource; this server issues tokens for http://127.0.0.1:3000'],
+    ['a relative URI', '/mcp', 'The resource parameter must be an absolute URI'],
+    ['a fragment', 'http://127.0.0.1:3000/mcp#x', 'The resource parameter must not have a fragment'],
+    ['userinfo', 'http://u@127.0.0.1:3000/mcp', 'Unknown resource; this server issues tokens for http://127.0.0.1:3000'],
+    ['not a URI', 'mcp', 'The resource parameter must be an absolute URI'],
+    ['not http(s)', 'urn:example:api', 'Unknown resource; this server issues tokens for http://127.0.0.1:3000'],
+  ])('refuses %s with invalid_target', (_name, requested, description) => {
+    expect(() => resolveResource(api, requested)).toThrow(new InvalidTargetError(description));
   });
 
   it('honours a base URL with a path', () => {
@@ -32,5 +46,18 @@ describe('resolveResource (RFC 8707)', () => {
       'https://example.com/platform',
     );
     expect(() => resolveResource('https://example.com/platform', 'https://example.com/other')).toThrow(InvalidTargetError);
+    expect(() => resolveResource('https://example.com/platform', 'https://example.com/platformx')).toThrow(InvalidTargetError);
+  });
+});
+
+describe('normalizeResourceUri (RFC 3986 §6.2)', () => {
+  it.each([
+    ['HTTP://Example.COM', { origin: 'http://example.com', path: '' }],
+    ['http://example.com/', { origin: 'http://example.com', path: '' }],
+    ['http://example.com:80/mcp/', { origin: 'http://example.com', path: '/mcp' }],
+    ['http://example.com/a/../mcp', { origin: 'http://example.com', path: '/mcp' }],
+    ['http://example.com/%7euser/%2f', { origin: 'http://example.com', path: '/~user/%2F' }],
+  ])('%s', (value, expected) => {
+    expect(normalizeResourceUri(value)).toEqual({ ...expected, hasUserinfo: false });
   });
 });

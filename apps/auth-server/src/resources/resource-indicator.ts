@@ -3,25 +3,51 @@ import { InvalidTargetError } from '@platform/oauth-errors';
 /**
  * RFC 8707 resource indicators. The platform has one protected resource, its API, whose
  * canonical URI is the public origin. Clients spell it many ways (the origin, `{base}/mcp`,
- * `{base}/api/v1`, with or without a trailing slash); every URI under the origin is accepted
- * and bound to the canonical one, so one token serves the API and /mcp.
+ * `{base}/api/v1`, with or without a trailing slash, an upper-case scheme or host: clients
+ * serialize with `URL.href`, which adds the slash of an empty path); every URI under the
+ * origin is accepted and bound to the canonical one, so one token serves the API and /mcp.
  *
  * RFC 8707 §2: the value "MUST be an absolute URI" and "MUST NOT include a fragment component".
  */
 export function resolveResource(apiResource: string, requested: string | undefined): string {
   if (requested === undefined || requested === '') return apiResource;
-  let url: URL;
-  try {
-    url = new URL(requested);
-  } catch {
-    throw new InvalidTargetError('The resource parameter must be an absolute URI');
-  }
   if (requested.includes('#')) throw new InvalidTargetError('The resource parameter must not have a fragment');
-  const canonical = new URL(apiResource);
-  const base = canonical.pathname.endsWith('/') ? canonical.pathname : `${canonical.pathname}/`;
-  const samePlace = url.origin === canonical.origin && `${url.pathname}/`.startsWith(base);
-  if (!samePlace || url.username || url.password) {
+  if (!URL.canParse(requested)) throw new InvalidTargetError('The resource parameter must be an absolute URI');
+  const url = normalizeResourceUri(requested);
+  const canonical = normalizeResourceUri(apiResource) as NormalizedResource;
+  const samePlace = url !== null && url.origin === canonical.origin && `${url.path}/`.startsWith(`${canonical.path}/`);
+  if (!samePlace || url.hasUserinfo) {
     throw new InvalidTargetError(`Unknown resource; this server issues tokens for ${apiResource}`);
   }
   return apiResource;
+}
+
+export interface NormalizedResource {
+  /** Scheme and host in lower case, default port dropped (RFC 3986 §6.2.2.1, §6.2.3). */
+  origin: string;
+  /** Dot segments resolved, unreserved characters decoded, no trailing slash; '' for the root. */
+  path: string;
+  hasUserinfo: boolean;
+}
+
+/**
+ * The comparable form of an absolute http(s) URI (RFC 3986 §6.2.2 syntax-based and §6.2.3
+ * scheme-based normalization): `HTTP://Example.COM:80/`, `http://example.com` and
+ * `http://example.com/` are the same resource; so are `/mcp` and `/mcp/`. Null when the value is
+ * not an absolute http(s) URI.
+ */
+export function normalizeResourceUri(value: string): NormalizedResource | null {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    return null;
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') return null;
+  // §6.2.2.2: percent-encoded unreserved characters are the characters themselves.
+  const path = url.pathname.replace(/%([0-9A-Fa-f]{2})/g, (escape, hex: string) => {
+    const char = String.fromCharCode(parseInt(hex, 16));
+    return /[A-Za-z0-9\-._~]/.test(char) ? char : escape.toUpperCase();
+  });
+  return { origin: url.origin, path: path.replace(/\/+$/, ''), hasUserinfo: Boolean(url.username || url.password) };
 }

@@ -36,18 +36,21 @@ export class RevocationService {
     const hint = parseTokenTypeHint(params.optional('token_type_hint', 50));
 
     const found = await this.lookup.findActive(token, hint);
-    // §2.2: "invalid tokens do not cause an error response"; neither does another client's
-    // token, which is left alone without revealing that it exists.
-    if (!found || found.token.clientId !== client.id) return;
-
-    if (found.kind === 'refresh_token') {
-      // §2.1: revoking a refresh token "SHOULD also invalidate all access tokens based on the
-      // same authorization grant".
-      await this.grants.revokeGrant(found.token.grantId, 'revocation');
+    if (found?.kind === 'access_token') {
+      // §2.2: "invalid tokens do not cause an error response"; neither does another client's
+      // token, which is left alone without revealing that it exists.
+      if (found.token.clientId !== client.id) return;
+      if (await this.tokens.revokeAccessToken(found.token.id, new Date())) {
+        await this.publisher.publish([found.token.tokenHash], 'revocation');
+      }
       return;
     }
-    if (await this.tokens.revokeAccessToken(found.token.id, new Date())) {
-      await this.publisher.publish([found.token.tokenHash], 'revocation');
-    }
+    // A refresh token ends its grant, current or already rotated out: a client revoking the one
+    // it holds after a parallel refresh (refresh-reuse.ts) must not leave the grant alive.
+    const refresh = found?.kind === 'refresh_token' ? found.token : await this.lookup.findRotatedRefreshToken(token);
+    if (!refresh || refresh.clientId !== client.id) return;
+    // §2.1: revoking a refresh token "SHOULD also invalidate all access tokens based on the
+    // same authorization grant".
+    await this.grants.revokeGrant(refresh.grantId, 'revocation');
   }
 }

@@ -31,6 +31,17 @@ export class TokenLookup {
     return token;
   }
 
+  /**
+   * A refresh token already rotated out whose grant is still alive. Not usable (not active),
+   * but revoking it must still end its grant (revocation.service.ts).
+   */
+  async findRotatedRefreshToken(raw: string): Promise<StoredRefreshToken | null> {
+    if (!TOKEN_SHAPE.test(raw)) return null;
+    const token = await this.tokens.findRefreshTokenByHash(hashToken(raw));
+    if (!token || !token.rotatedAt || token.revokedAt || token.grant.revokedAt) return null;
+    return token;
+  }
+
   /** RFC 7009 §2.1 / RFC 7662 §2.1: the hint is tried first, then every other type. */
   async findActive(raw: string, hint?: 'access_token' | 'refresh_token'): Promise<ActiveToken | null> {
     const order: ('access_token' | 'refresh_token')[] =

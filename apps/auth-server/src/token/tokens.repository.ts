@@ -65,6 +65,14 @@ export class TokensRepository {
     return count === 1;
   }
 
+  /** The committed state of a refresh token, read inside the transaction after a failed rotation. */
+  findRefreshTokenState(tx: Tx, refreshTokenId: string) {
+    return tx.refreshToken.findUnique({
+      where: { id: refreshTokenId },
+      select: { rotatedAt: true, revokedAt: true, expiresAt: true, grant: { select: { revokedAt: true } } },
+    });
+  }
+
   async insertRefreshToken(tx: Tx, token: NewRefreshToken): Promise<void> {
     await tx.refreshToken.create({ data: token });
   }

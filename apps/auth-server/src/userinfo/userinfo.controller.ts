@@ -1,4 +1,4 @@
-import { Controller, Get, Header, Headers, Post } from '@nestjs/common';
+import { Controller, Get, Header, Headers, HttpCode, Post } from '@nestjs/common';
 import { OAUTH_PATHS } from '../discovery/endpoints';
 import { UserInfoService } from './userinfo.service';
 
@@ -12,8 +12,12 @@ export class UserInfoController {
     return this.userinfo.userInfo(authorization);
   }
 
-  /** OpenID Connect Core §5.3.1: "The UserInfo Endpoint MUST support the use of the HTTP GET and HTTP POST methods". */
+  /**
+   * OpenID Connect Core §5.3.1: "The UserInfo Endpoint MUST support the use of the HTTP GET and
+   * HTTP POST methods"; §5.3.2: the answer is 200 OK on both (Nest's POST default would be 201).
+   */
   @Post(OAUTH_PATHS.userinfo)
+  @HttpCode(200)
   @Header('cache-control', 'no-store')
   post(@Headers('authorization') authorization?: string) {
     return this.userinfo.userInfo(authorization);

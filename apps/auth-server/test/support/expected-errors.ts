@@ -5,7 +5,7 @@ export const EXPECTED_ERRORS = {
     body: {
       error: 'invalid_redirect_uri',
       error_description:
-        'redirect_uris[0] must use http on a loopback address (RFC 8252 §7.3); https and custom schemes are not accepted',
+        'redirect_uris[0] must use http on a loopback address (RFC 8252 section 7.3); https and custom schemes are not accepted',
     },
   },
   missingPkce: { error: 'invalid_request', error_description: 'code_challenge is required (PKCE with S256)' },

@@ -11,10 +11,11 @@ import { GrantRevoker } from '../grant-revoker';
 import { TokenIssuer } from '../token-issuer';
 import { TokensRepository } from '../tokens.repository';
 import type { GrantHandler } from './grant-handler';
+import { decideRefresh } from './refresh-reuse';
 
 const INVALID = 'The refresh token is invalid, expired or revoked';
 
-/** RFC 6749 §6 with refresh token rotation (RFC 9700 §4.14.2). */
+/** RFC 6749 §6 with refresh token rotation (RFC 9700 §4.14.2) and a short reuse window (refresh-reuse.ts). */
 @Injectable()
 export class RefreshTokenGrant implements GrantHandler {
   readonly grantType = 'refresh_token';
@@ -51,10 +52,17 @@ export class RefreshTokenGrant implements GrantHandler {
     for (const resource of resources) resolveResource(this.config.apiResource, resource);
 
     const now = new Date();
+    const grace = this.config.ttl.refreshReuseGrace;
     const outcome = await this.tokens.transaction(async (tx) => {
-      if (!(await this.tokens.rotateRefreshToken(tx, stored.id, now))) return { reused: true as const };
-      if (stored.expiresAt <= now) return { expired: true as const };
-      // §6: a rotated refresh token keeps "identical" scope to the one it replaces.
+      // The atomic step: of parallel requests with one token, exactly one rotates it. The others
+      // wait on the row, then read the committed rotation and fall to the reuse rules.
+      const rotated = await this.tokens.rotateRefreshToken(tx, stored.id, now);
+      const state = rotated ? { ...stored, rotatedAt: null } : await this.tokens.findRefreshTokenState(tx, stored.id);
+      const decision = state ? decideRefresh(state, now, grace) : 'invalid';
+      if (decision === 'reuse') return { reused: true as const };
+      if (decision === 'invalid') return { invalid: true as const };
+      // §6: the new refresh token keeps "identical" scope to the one it replaces. In the reuse
+      // window, a sibling pair of the same grant: the successor issued first stays valid.
       return { issued: await this.issuer.issue(tx, { grant: stored.grant, accessScopes, refreshScopes: originalScopes }) };
     });
 
@@ -64,7 +72,7 @@ export class RefreshTokenGrant implements GrantHandler {
       await this.revoker.revokeGrant(stored.grantId, 'refresh_token_reuse');
       throw new InvalidGrantError(INVALID, 'refresh token reuse');
     }
-    if ('expired' in outcome) throw new InvalidGrantError(INVALID, 'expired');
+    if ('invalid' in outcome) throw new InvalidGrantError(INVALID, 'expired or revoked');
     return this.issuer.withIdToken(outcome.issued);
   }
 }
