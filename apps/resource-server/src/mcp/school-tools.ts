@@ -64,7 +64,7 @@ export const SCHOOL_TOOLS: readonly McpTool[] = [
   defineTool({
     name: 'list_orders',
     title: 'List orders',
-    description: 'The orders of your school, newest first, with their items and status.',
+    description: 'The orders of your school with their items and status, one page at a time.',
     scopes: ['orders:read'],
     annotations: READ,
     input: ListOrdersQuery,
