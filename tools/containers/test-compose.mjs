@@ -1,25 +1,39 @@
 #!/usr/bin/env node
 // `npm run test:compose`: the platform end-to-end suite against the docker-compose.yml stack.
-//   1. builds the images and starts the stack under its own project name, with a throwaway env
-//      file (fresh secrets, NODE_ENV=test, the demo accounts the suite signs in with, the gateway
-//      on a free 127.0.0.1 port that is also PUBLIC_BASE_URL), waiting until every service is
-//      healthy and the migration job has completed;
-//   2. runs apps/platform-e2e with E2E_BASE_URL pointing at the gateway;
-//   3. removes the stack and its volumes; exits with the suite's code.
+//   1. builds the images (unless --no-build: then they must exist, e.g. from build-images.sh)
+//      and starts the stack under its own project name, with a throwaway env file (fresh
+//      secrets, NODE_ENV=test, the demo accounts the suite signs in with, the gateway on a free
+//      127.0.0.1 port that is also PUBLIC_BASE_URL), waiting until every service is healthy and
+//      the migration job has completed;
+//   2. the client-address test (client-address.mjs) on the stack as shipped, production rate
+//      limits included: two client containers on the `edge` network get separate budgets, and
+//      a forged X-Forwarded-For buys nothing;
+//   3. the auth server recreated with the suite's limits (test-compose.e2e-limits.yml says why),
+//      then apps/platform-e2e with E2E_BASE_URL pointing at the gateway;
+//   4. removes the stack and its volumes; exits 0 only if both passed.
 // Needs a Docker engine (Compose v2, or docker-compose 1.29); without one it says so and exits 1.
-// Extra arguments go to jest (e.g. -t "revocation"). TEST_COMPOSE_KEEP=1 leaves the stack running.
+// Base images: NODE_IMAGE, POSTGRES_IMAGE, REDIS_IMAGE from the environment (default: the
+// official ones). DOCKER names the docker CLI (default `docker`).
+// Other arguments go to jest (e.g. -t "revocation"). TEST_COMPOSE_KEEP=1 leaves the stack running.
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { testClientAddresses } from './client-address.mjs';
 import envTools from './generate-env.cjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '../..');
 const PROJECT = process.env.TEST_COMPOSE_PROJECT || 'course-platform-e2e';
 const KEEP = process.env.TEST_COMPOSE_KEEP === '1';
 const WAIT_SECONDS = Number(process.env.TEST_COMPOSE_WAIT_SECONDS || 600);
+const DOCKER = process.env.DOCKER || 'docker';
+const NO_BUILD = process.argv.includes('--no-build');
+const JEST_ARGS = process.argv.slice(2).filter((arg) => arg !== '--no-build');
+const E2E_LIMITS = join(root, 'tools/containers/test-compose.e2e-limits.yml');
+/** Passed through to the env file when set: where the base images come from. */
+const IMAGE_VARIABLES = ['NODE_IMAGE', 'POSTGRES_IMAGE', 'REDIS_IMAGE', 'IMAGE_TAG', 'PLATFORM_BACKEND_SUBNET'];
 
 /**
  * @typedef {{ command: string, prefix: string[], v2: boolean, base: string[] }} Compose
@@ -39,14 +53,19 @@ function capture(command, args) {
 
 /** The Docker engine answers (the client alone is not enough). */
 function checkEngine() {
-  const info = capture('docker', ['info', '--format', '{{.ServerVersion}}']);
+  const info = capture(DOCKER, ['info', '--format', '{{.ServerVersion}}']);
   if (info.ok && info.stdout.trim()) return info.stdout.trim();
   const reason = /** @type {NodeJS.ErrnoException | undefined} */ (info.error)?.code === 'ENOENT' ? 'the docker CLI is not installed' : (info.stderr || info.stdout).trim().split('\n')[0];
   console.error(
     [
       'test:compose: no Docker engine is reachable, so the stack cannot be built or started here.',
       `  (docker info: ${reason || 'no answer'})`,
-      '  Run it on a machine with a running Docker engine (Docker Desktop, or dockerd with the compose plugin).',
+      '  Any Docker engine will do (Docker Desktop, dockerd with Compose v2, or docker-compose 1.29).',
+      '  On a Debian 12 machine without systemd, as root (README, "Containers"):',
+      '    apt-get install -y docker.io docker-compose debootstrap',
+      '    bash tools/containers/dockerd.sh start          # stop: bash tools/containers/dockerd.sh stop',
+      '    eval "$(bash tools/containers/base-images.sh)"  # offline stand-ins for the base images',
+      '    export NODE_IMAGE POSTGRES_IMAGE REDIS_IMAGE DOCKER=/usr/bin/docker',
       '  Static checks that need no engine: npx jest -c tools/containers/jest.config.cjs, and',
       '  node tools/containers/generate-env.cjs --out /tmp/compose.env && docker-compose --env-file /tmp/compose.env config -q',
     ].join('\n'),
@@ -59,7 +78,7 @@ function checkEngine() {
  * @returns {{ command: string, prefix: string[], v2: boolean }}
  */
 function composeCommand() {
-  if (capture('docker', ['compose', 'version']).ok) return { command: 'docker', prefix: ['compose'], v2: true };
+  if (capture(DOCKER, ['compose', 'version']).ok) return { command: DOCKER, prefix: ['compose'], v2: true };
   if (capture('docker-compose', ['version']).ok) return { command: 'docker-compose', prefix: [], v2: false };
   console.error('test:compose: neither `docker compose` nor `docker-compose` is installed.');
   process.exit(1);
@@ -112,7 +131,7 @@ async function waitHealthy(compose) {
     const ids = capture(compose.command, [...compose.base, 'ps', '-q']).stdout.split('\n').filter(Boolean);
     const states = ids.map((id) => {
       const format = '{{.Name}}|{{.State.Status}}|{{if .State.Health}}{{.State.Health.Status}}{{end}}|{{.State.ExitCode}}';
-      const [name, status, health, exitCode] = capture('docker', ['inspect', '--format', format, id]).stdout.trim().split('|');
+      const [name, status, health, exitCode] = capture(DOCKER, ['inspect', '--format', format, id]).stdout.trim().split('|');
       return { name, status, health, exitCode: Number(exitCode) };
     });
     const failed = states.find((s) => (s.status === 'exited' && s.exitCode !== 0) || s.health === 'unhealthy');
@@ -161,6 +180,7 @@ async function main() {
     GATEWAY_PUBLISH_PORT: String(port),
     SEED_DEMO_DATA: 'true',
     LOG_LEVEL: 'warn',
+    ...Object.fromEntries(IMAGE_VARIABLES.filter((name) => process.env[name]).map((name) => [name, String(process.env[name])])),
   };
   const tempDir = mkdtempSync(join(tmpdir(), 'test-compose-'));
   state.tempDir = tempDir;
@@ -175,32 +195,68 @@ async function main() {
   log(`Docker ${engine}, ${compose.v2 ? 'Compose v2' : 'docker-compose 1.x'}; project ${PROJECT}; gateway on ${baseUrl}`);
   capture(compose.command, [...compose.base, 'down', '-v', '--remove-orphans']); // a previous run's leftovers
 
-  const up = ['up', '-d', '--build'];
-  if (compose.v2) {
-    up.push('--wait');
-    if (capture(compose.command, [...compose.prefix, 'up', '--help']).stdout.includes('--wait-timeout')) up.push('--wait-timeout', String(WAIT_SECONDS));
-  }
-  let upCode = await runInherit(compose.command, [...compose.base, ...up], state.env);
-  if (upCode === 0 && !compose.v2) {
-    try {
-      await waitHealthy(compose);
-    } catch (error) {
-      console.error(`test:compose: ${error instanceof Error ? error.message : error}`);
-      upCode = 1;
-    }
-  }
+  const upCode = await up(compose, ['up', '-d', ...(NO_BUILD ? [] : ['--build'])]);
   if (upCode !== 0) {
     console.error('test:compose: the stack did not become healthy');
     await printLogs(compose);
     return 1;
   }
 
-  log(`the stack is healthy; running apps/platform-e2e against ${baseUrl}`);
-  const jest = [join(root, 'node_modules/jest/bin/jest.js'), '-c', join(root, 'apps/platform-e2e/jest.config.cjs'), ...process.argv.slice(2)];
+  log('the stack is healthy; the client-address test, with the production rate limits');
+  try {
+    testClientAddresses({
+      docker: DOCKER,
+      root,
+      // Compose's network name: the project name as Compose normalises it, then the network's.
+      network: `${PROJECT.toLowerCase().replace(/[^a-z0-9_-]/g, '')}_edge`,
+      // Any image with node will do as a client; this one is already on the machine.
+      image: `localhost/course-platform/gateway:${process.env.IMAGE_TAG || 'local'}`,
+      origin: 'http://gateway:3000',
+      log: (message) => log(`  ${message}`),
+    });
+    log('client-address test passed');
+  } catch (error) {
+    console.error(`test:compose: the client-address test FAILED: ${error instanceof Error ? error.message : error}`);
+    await printLogs(compose);
+    return 1;
+  }
+
+  log('recreating the auth server with the suite\'s rate limits (tools/containers/test-compose.e2e-limits.yml says why)');
+  const withLimits = { ...compose, base: [...compose.base, '-f', E2E_LIMITS] };
+  if ((await up(withLimits, ['up', '-d', '--no-build', '--no-deps', 'auth-server'])) !== 0) {
+    console.error('test:compose: the auth server did not come back healthy');
+    await printLogs(compose);
+    return 1;
+  }
+
+  log(`running apps/platform-e2e against ${baseUrl}`);
+  const jest = [join(root, 'node_modules/jest/bin/jest.js'), '-c', join(root, 'apps/platform-e2e/jest.config.cjs'), ...JEST_ARGS];
   const code = await runInherit(process.execPath, jest, { ...process.env, E2E_BASE_URL: baseUrl });
   if (code !== 0) await printLogs(compose);
   log(`the end-to-end suite exited with ${code}`);
   return code;
+}
+
+/**
+ * `up` and wait until every service is healthy (Compose v2: --wait; 1.29: polled here).
+ * @param {Compose} compose
+ * @param {string[]} args
+ */
+async function up(compose, args) {
+  const upArgs = [...args];
+  if (compose.v2) {
+    upArgs.splice(1, 0, '--wait');
+    if (capture(compose.command, [...compose.prefix, 'up', '--help']).stdout.includes('--wait-timeout')) upArgs.splice(2, 0, '--wait-timeout', String(WAIT_SECONDS));
+  }
+  const code = await runInherit(compose.command, [...compose.base, ...upArgs], state.env);
+  if (code !== 0 || compose.v2) return code;
+  try {
+    await waitHealthy(compose);
+    return 0;
+  } catch (error) {
+    console.error(`test:compose: ${error instanceof Error ? error.message : error}`);
+    return 1;
+  }
 }
 
 for (const signal of /** @type {NodeJS.Signals[]} */ (['SIGINT', 'SIGTERM'])) {
