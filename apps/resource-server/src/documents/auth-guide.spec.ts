@@ -1,5 +1,6 @@
 import { ALL_SCOPES, SCOPES } from '@platform/scopes';
-import { renderAuthGuide, renderScopeTable } from './auth-guide';
+import { spawnSync } from 'node:child_process';
+import { CALLBACK_CHECK, JSON_HELPER, renderAuthGuide, renderScopeTable } from './auth-guide';
 import { TEST_OPTIONS } from './test-options';
 
 describe('the authentication guide (/auth.md)', () => {
@@ -9,13 +10,14 @@ describe('the authentication guide (/auth.md)', () => {
     expect(guide).not.toContain('127.0.0.1:3000');
     expect(guide).toContain('curl -s https://learn.example.com/.well-known/oauth-protected-resource');
     expect(guide).toContain('curl -s https://learn.example.com/.well-known/oauth-protected-resource/mcp');
-    expect(guide).toContain('curl -s https://learn.example.com/.well-known/oauth-authorization-server');
+    expect(guide).toContain('ISSUER=$(curl -s https://learn.example.com/.well-known/oauth-protected-resource | json authorization_servers.0)');
+    expect(guide).toContain('curl -s "$ISSUER/.well-known/oauth-authorization-server"');
   });
 
   it('registers a client with a loopback redirect URI', () => {
     expect(guide).toContain(
-      `curl -s https://learn.example.com/api/oauth/register -H 'content-type: application/json' \\\n` +
-        `  -d '{"client_name":"My CLI","redirect_uris":["http://127.0.0.1:8765/callback"]}'`,
+      `CLIENT_ID=$(curl -s https://learn.example.com/api/oauth/register -H 'content-type: application/json' \\\n` +
+        `  -d '{"client_name":"My CLI","redirect_uris":["http://127.0.0.1:8765/callback"],"scope":"openid profile courses:read"}' | json client_id)`,
     );
   });
 
@@ -44,8 +46,10 @@ describe('the authentication guide (/auth.md)', () => {
     expect(guide).toContain('curl -s https://learn.example.com/api/oauth/token \\\n  -d grant_type=authorization_code');
     expect(guide).toContain('-d code_verifier="$VERIFIER"');
     expect(guide).toContain('curl -s https://learn.example.com/api/oauth/token \\\n  -d grant_type=refresh_token');
-    expect(guide).toContain('curl -s https://learn.example.com/api/oauth/revoke -d token="$REFRESH_TOKEN" -d client_id="$CLIENT_ID"');
-    expect(guide).toContain('Always keep\nthe newest one');
+    expect(guide).toContain(
+      `curl -s -o /dev/null -w '%{http_code}\\n' https://learn.example.com/api/oauth/revoke -d token="$REFRESH_TOKEN" -d token_type_hint=refresh_token -d client_id="$CLIENT_ID"`,
+    );
+    expect(guide).toContain('Always\nkeep the newest one');
   });
 
   it('explains the 401 and 403 challenges, resource_metadata and step-up', () => {
@@ -63,4 +67,52 @@ describe('the authentication guide (/auth.md)', () => {
     expect(rows).toContain('| `openid` | Sign you in and know who you are | Your identity |');
     expect(guide).toContain(renderScopeTable(SCOPES));
   });
+
+  describe('the walkthrough is runnable as written', () => {
+    const script = bashBlocks(guide).join('\n');
+
+    it('sets every variable with the commands themselves: nothing to paste by hand', () => {
+      expect(script).not.toMatch(/=\.\.\./);
+      for (const variable of ['ISSUER', 'CLIENT_ID', 'VERIFIER', 'CHALLENGE', 'STATE', 'CALLBACK', 'CODE', 'TOKENS', 'ACCESS_TOKEN', 'REFRESH_TOKEN']) {
+        expect(script).toMatch(new RegExp(`^${variable}=\\$\\(`, 'm'));
+      }
+    });
+
+    it('is valid bash', () => {
+      const check = spawnSync('bash', ['-n'], { input: script, encoding: 'utf8' });
+      expect(check.stderr).toBe('');
+      expect(check.status).toBe(0);
+    });
+
+    it('reads JSON members with the helper, and fails on an error answer', () => {
+      const read = (input: string, member: string) => spawnSync('bash', ['-c', `${JSON_HELPER}\njson ${member}`], { input, encoding: 'utf8' });
+      expect(read('{"authorization_servers":["https://learn.example.com"]}', 'authorization_servers.0').stdout).toBe('https://learn.example.com\n');
+      const failed = read('{"error":"invalid_client"}', 'access_token');
+      expect(failed.status).toBe(1);
+      expect(failed.stderr).toContain('invalid_client');
+    });
+
+    it.each([
+      ['a good callback', '/callback?code=abc&state=s1&iss=https%3A%2F%2Flearn.example.com', 0, 'abc\n'],
+      ['a wrong state', '/callback?code=abc&state=s2&iss=https%3A%2F%2Flearn.example.com', 1, ''],
+      ['a wrong iss', '/callback?code=abc&state=s1&iss=https%3A%2F%2Fevil.example', 1, ''],
+      ['a refusal', '/callback?error=access_denied&state=s1&iss=https%3A%2F%2Flearn.example.com', 1, ''],
+    ])('checks state and iss of the callback: %s', (_name, callback, status, code) => {
+      const run = spawnSync('bash', ['-e', '-c', `CALLBACK='${callback}' STATE=s1 ISSUER=https://learn.example.com\n${CALLBACK_CHECK}\nprintf '%s\\n' "$CODE"`], { encoding: 'utf8' });
+      expect(run.status).toBe(status);
+      if (status === 0) expect(run.stdout).toBe(code);
+    });
+
+    it('revokes the current refresh token, the one the refresh step returned', () => {
+      const refresh = script.lastIndexOf('REFRESH_TOKEN=$(printf');
+      const revoke = script.indexOf('/api/oauth/revoke -d token="$REFRESH_TOKEN"');
+      expect(refresh).toBeGreaterThan(script.indexOf('grant_type=refresh_token'));
+      expect(revoke).toBeGreaterThan(refresh);
+    });
+  });
 });
+
+/** The ```bash blocks of a Markdown document, in order. */
+function bashBlocks(markdown: string): string[] {
+  return [...markdown.matchAll(/^```bash\n([\s\S]*?)^```$/gm)].map((match) => match[1]);
+}

@@ -24,8 +24,35 @@ export function renderScopeTable(scopes: DocumentsOptions['scopes']): string {
 }
 
 /**
- * `/auth.md`: how a developer or an AI agent gets a token and calls the API, step by step,
- * with commands that run as they are against this deployment (every URL comes from the options).
+ * The walkthrough's shell helper: prints one member (a dotted path: `authorization_servers.0`) of the
+ * JSON document on stdin, or prints the document to stderr and fails when the member is absent (an
+ * error answer stops the script). `jq -r .member` does the same where jq is installed.
+ */
+export const JSON_HELPER =
+  `json() { node -e 'let s="";process.stdin.on("data",d=>s+=d).on("end",()=>{` +
+  `const v=process.argv[1].split(".").reduce((o,k)=>o==null?o:o[k],JSON.parse(s));` +
+  `if(v==null){console.error(s);process.exit(1)}console.log(v)})' "$1"; }`;
+
+/** A one-line listener on the redirect URI's port: prints the callback's path and query, then exits. */
+export const CALLBACK_LISTENER =
+  `CALLBACK=$(node -e "require('http').createServer((q,s)=>s.end('You can close this window.',()=>{console.log(q.url);process.exit(0)})).listen(8765,'127.0.0.1')")`;
+
+/** Checks error, state and iss (RFC 9207 §2.4) of the callback and prints the code. */
+export const CALLBACK_CHECK =
+  `CODE=$(node -e "const p=new URL(process.argv[1],'http://x').searchParams;` +
+  `if(p.get('state')!==process.argv[2])throw Error('state does not match');` +
+  `if(p.get('iss')!==process.argv[3])throw Error('iss is not the issuer');` +
+  `if(p.get('error'))throw Error(p.get('error')+': '+p.get('error_description'));` +
+  `console.log(p.get('code'))" "$CALLBACK" "$STATE" "$ISSUER")`;
+
+/** The line the walkthrough prints before it waits for the browser (tests watch for it). */
+export const OPEN_BROWSER_PROMPT = 'Open this URL in your browser:';
+
+/**
+ * `/auth.md`: how a developer or an AI agent gets a token and calls the API, step by step. Every
+ * ```bash block, run in order in one shell, is the whole walkthrough: each variable is set by
+ * the commands themselves (apps/platform-e2e/src/interop/curl-walkthrough.e2e.spec.ts runs them
+ * against the platform). Every URL comes from the options.
  */
 export function renderAuthGuide(options: DocumentsOptions): string {
   const base = options.publicBaseUrl;
@@ -42,8 +69,8 @@ export function renderAuthGuide(options: DocumentsOptions): string {
 
 > How developers and AI agents obtain an OAuth 2.0 access token for ${base} and call the API with it:
 > discovery, dynamic client registration, the authorization code flow with PKCE (S256) and resource
-> indicators, token refresh with rotation, and revocation. The commands run as shown against this
-> deployment once the shell variables they use are set.
+> indicators, token refresh with rotation, and revocation. Run the \`bash\` blocks in order in one shell
+> (bash, curl and node): each command sets the variables the next ones use.
 
 | | |
 |---|---|
@@ -53,25 +80,33 @@ export function renderAuthGuide(options: DocumentsOptions): string {
 | MCP endpoint (Streamable HTTP) | \`${base}${RS.mcp}\` |
 
 Any OAuth 2.0 / OpenID Connect client library that supports discovery, dynamic registration and PKCE
-works; the steps below show what it does, with curl, openssl or node and a browser for signing in.
+works; the steps below show what it does, with curl, node and a browser for signing in. Browser-based
+clients can call the metadata, JWKS, registration, token, revocation and userinfo endpoints from any
+origin (CORS without credentials); the authorization endpoint is a page for the user's browser, never
+fetched.
 
 ## 1. Discover
 
-Start from the protected resource metadata (RFC 9728). It names the authorization server and the scopes:
+Start from the protected resource metadata (RFC 9728). It names the authorization server and the scopes.
+\`json\` is a small helper the next steps use to read one member of a JSON answer (\`jq -r .member\`
+does the same):
 
 \`\`\`bash
+${JSON_HELPER}
 curl -s ${base}${RS.protectedResourceMetadata}
 # the same document, at the path-aware URL MCP clients try first:
 curl -s ${base}${RS.protectedResourceMetadataMcp}
+ISSUER=$(curl -s ${base}${RS.protectedResourceMetadata} | json authorization_servers.0)
+echo "$ISSUER"
 \`\`\`
 
-Then read the authorization server metadata (RFC 8414) of the issuer listed in \`authorization_servers\`.
-It is the source of truth for every endpoint below; read them from it rather than hard-coding them:
+Then read the authorization server metadata (RFC 8414) of that issuer. It is the source of truth for
+every endpoint below:
 
 \`\`\`bash
-curl -s ${at(AS.authorizationServerMetadata)}
+curl -s "$ISSUER${AS.authorizationServerMetadata}"
 # OpenID Connect discovery: the same plus the ID token members
-curl -s ${at(AS.openIdConfiguration)}
+curl -s "$ISSUER${AS.openIdConfiguration}"
 \`\`\`
 
 ## 2. Register a client
@@ -80,36 +115,29 @@ Dynamic client registration (RFC 7591), JSON in and out. Only loopback redirect 
 \`http://127.0.0.1:<port>/<path>\`, \`http://[::1]:<port>/<path>\` or \`http://localhost:<port>/<path>\`,
 in normalized form (lowercase, no default port, no dot segments, no userinfo or fragment). At
 authorization the port may differ from the registered one (RFC 8252 §7.3), so a native app or CLI can
-listen on any free port. Without \`scope\` the client may request every scope in the table below.
+listen on any free port.
 
 \`\`\`bash
-curl -s ${at(AS.registration)} -H 'content-type: application/json' \\
-  -d '{"client_name":"My CLI","redirect_uris":["${REDIRECT_URI}"]}'
+CLIENT_ID=$(curl -s ${at(AS.registration)} -H 'content-type: application/json' \\
+  -d '{"client_name":"My CLI","redirect_uris":["${REDIRECT_URI}"],"scope":"${EXAMPLE_SCOPE}"}' | json client_id)
+echo "$CLIENT_ID"
 \`\`\`
 
-The answer (201) carries \`client_id\`. A public client (\`token_endpoint_auth_method\` \`none\`, the default)
-gets no secret; with \`"token_endpoint_auth_method":"client_secret_basic"\` (or \`client_secret_post\`) the
-answer carries a \`client_secret\`, shown only this once, to send to the token, revocation and introspection
-endpoints either as HTTP Basic (\`-u "$CLIENT_ID:$CLIENT_SECRET"\`) or as a \`client_secret\` form parameter, never both.
+The registered \`scope\` is the default for authorization requests that send none; it is not a limit: a
+client may later ask for more (step-up), and the user's consent decides. A request without \`scope\` from
+a client that registered none asks for \`openid profile\` only.
 
-\`\`\`bash
-CLIENT_ID=...   # from the registration response
-\`\`\`
+A public client (\`token_endpoint_auth_method\` \`none\`, the default) gets no secret; with
+\`"token_endpoint_auth_method":"client_secret_basic"\` (or \`client_secret_post\`) the answer carries a
+\`client_secret\`, shown only this once, to send to the token, revocation and introspection endpoints
+either as HTTP Basic (\`-u "$CLIENT_ID:$CLIENT_SECRET"\`) or as a \`client_secret\` form parameter, never
+both. A client the server does not know (never registered, or removed) gets \`401 invalid_client\` at the
+token endpoint: register again.
 
 ## 3. Make a PKCE verifier and challenge (S256)
 
 PKCE is required, and only \`S256\` (RFC 7636): the verifier is 43 to 128 characters of
 \`[A-Za-z0-9-._~]\`, the challenge is the base64url SHA-256 of the verifier, without padding.
-
-With openssl:
-
-\`\`\`bash
-VERIFIER=$(openssl rand -base64 48 | tr -d '\\n=' | tr '+/' '-_')
-CHALLENGE=$(printf '%s' "$VERIFIER" | openssl dgst -sha256 -binary | openssl base64 -A | tr -d '=' | tr '+/' '-_')
-STATE=$(openssl rand -hex 16)
-\`\`\`
-
-With node:
 
 \`\`\`bash
 VERIFIER=$(node -e "console.log(require('crypto').randomBytes(32).toString('base64url'))")
@@ -117,12 +145,22 @@ CHALLENGE=$(node -e "console.log(require('crypto').createHash('sha256').update(p
 STATE=$(node -e "console.log(require('crypto').randomBytes(16).toString('hex'))")
 \`\`\`
 
+With openssl instead of node:
+
+\`\`\`sh
+VERIFIER=$(openssl rand -base64 48 | tr -d '\\n=' | tr '+/' '-_')
+CHALLENGE=$(printf '%s' "$VERIFIER" | openssl dgst -sha256 -binary | openssl base64 -A | tr -d '=' | tr '+/' '-_')
+STATE=$(openssl rand -hex 16)
+\`\`\`
+
 ## 4. Authorize
 
-Send the user's browser to the authorization endpoint (RFC 6749 §4.1.1):
+Send the user's browser to the authorization endpoint (RFC 6749 §4.1.1) and catch the redirect with a
+one-line listener on the redirect URI's port. The second command waits until the browser comes back:
 
 \`\`\`bash
-echo "${authorizeUrl}"
+echo "${OPEN_BROWSER_PROMPT} ${authorizeUrl}"
+${CALLBACK_LISTENER}
 \`\`\`
 
 | parameter | value |
@@ -130,11 +168,11 @@ echo "${authorizeUrl}"
 | \`response_type\` | \`code\` (the only response type) |
 | \`client_id\` | from registration |
 | \`redirect_uri\` | a registered redirect URI (the port may differ) |
-| \`scope\` | space-separated scopes from the table below, e.g. \`${EXAMPLE_SCOPE}\`; ask for what you need |
+| \`scope\` | space-separated scopes from the table below, e.g. \`${EXAMPLE_SCOPE}\`; ask for what you need. Omitted: the registered scope, or \`openid profile\`. \`offline_access\` (OpenID Connect Core §11) is accepted and shown as "stay signed in"; refresh tokens are issued with or without it |
 | \`state\` | a fresh random value; the callback must bring it back unchanged (CSRF protection) |
 | \`code_challenge\` | the S256 challenge of step 3 |
 | \`code_challenge_method\` | \`S256\` |
-| \`resource\` | \`${base}\` (RFC 8707). \`${base}${RS.mcp}\` and \`${base}${RS.api}\` are accepted too; the token's audience is always \`${base}\`, so one token serves the API and the MCP endpoint |
+| \`resource\` | \`${base}\` (RFC 8707). \`${base}${RS.mcp}\` and \`${base}${RS.api}\` are accepted too, in any spelling \`URL.href\` gives (trailing slash, upper-case scheme or host); the token's audience is always \`${base}\`, so one token serves the API and the MCP endpoint |
 | \`nonce\` | optional (OpenID Connect): echoed in the ID token when \`openid\` is requested |
 | \`prompt\` | optional: \`login\`, \`consent\`, \`select_account\` or \`none\` (consent is asked on every authorization, so \`none\` answers \`consent_required\`) |
 
@@ -150,25 +188,21 @@ Check both before using the code: \`state\` must equal the value you sent, and \
 arrives the same way as \`error=access_denied\` (or another RFC 6749 §4.1.2.1 code) with \`state\` and \`iss\`.
 The code lives 60 seconds and works once.
 
-To catch the redirect from a script, listen on the redirect URI's port:
-
 \`\`\`bash
-node -e "require('http').createServer((q,s)=>{console.log(q.url);s.end('You can close this window.',()=>process.exit(0))}).listen(8765,'127.0.0.1')"
-\`\`\`
-
-\`\`\`bash
-CODE=...   # the code parameter of the redirect, once state and iss are checked
+${CALLBACK_CHECK}
 \`\`\`
 
 ## 5. Exchange the code for tokens
 
 \`\`\`bash
-curl -s ${at(AS.token)} \\
+TOKENS=$(curl -s ${at(AS.token)} \\
   -d grant_type=authorization_code \\
   -d code="$CODE" \\
   --data-urlencode redirect_uri=${REDIRECT_URI} \\
   -d client_id="$CLIENT_ID" \\
-  -d code_verifier="$VERIFIER"
+  -d code_verifier="$VERIFIER")
+ACCESS_TOKEN=$(printf '%s' "$TOKENS" | json access_token)
+REFRESH_TOKEN=$(printf '%s' "$TOKENS" | json refresh_token)
 \`\`\`
 
 The body is \`application/x-www-form-urlencoded\`; \`redirect_uri\` must be identical to the one of the
@@ -176,11 +210,6 @@ authorization request. The answer (RFC 6749 §5.1):
 
 \`\`\`json
 { "access_token": "...", "token_type": "Bearer", "expires_in": 3600, "refresh_token": "...", "scope": "${EXAMPLE_SCOPE}", "id_token": "..." }
-\`\`\`
-
-\`\`\`bash
-ACCESS_TOKEN=...    # access_token of the answer
-REFRESH_TOKEN=...   # refresh_token of the answer
 \`\`\`
 
 \`id_token\` is present when \`openid\` was granted. A code used twice is refused (\`invalid_grant\`) and
@@ -214,26 +243,36 @@ reads without a token.
 ## 7. Refresh
 
 \`\`\`bash
-curl -s ${at(AS.token)} \\
+TOKENS=$(curl -s ${at(AS.token)} \\
   -d grant_type=refresh_token \\
   -d refresh_token="$REFRESH_TOKEN" \\
-  -d client_id="$CLIENT_ID"
+  -d client_id="$CLIENT_ID")
+ACCESS_TOKEN=$(printf '%s' "$TOKENS" | json access_token)
+REFRESH_TOKEN=$(printf '%s' "$TOKENS" | json refresh_token)
 \`\`\`
 
-Refresh tokens rotate: every refresh returns a new refresh token and ends the one you sent. Always keep
-the newest one. Presenting a rotated refresh token again is treated as theft (RFC 9700 §4.14.2): the
-whole grant is revoked, with its access tokens, and the user must authorize again. An optional narrower
-\`scope\` narrows the new access token only; the new refresh token keeps the original scope.
+Refresh tokens rotate: every refresh returns a new refresh token and retires the one you sent. Always
+keep the newest one. Processes of one client that refresh with the same token at the same moment each
+get a valid pair, for a short window after the rotation (30 seconds by default); presenting a rotated
+refresh token later is treated as theft (RFC 9700 §4.14.2): the whole grant is revoked, with its access
+tokens, and the user must authorize again. An optional narrower \`scope\` narrows the new access token
+only; the new refresh token keeps the original scope.
 
 ## 8. Revoke
 
+Revoke the current refresh token (the one the last refresh returned); the grant then ends, so the
+refresh token is refused afterwards:
+
 \`\`\`bash
-curl -s ${at(AS.revocation)} -d token="$REFRESH_TOKEN" -d client_id="$CLIENT_ID"
+curl -s -o /dev/null -w '%{http_code}\\n' ${at(AS.revocation)} -d token="$REFRESH_TOKEN" -d token_type_hint=refresh_token -d client_id="$CLIENT_ID"
+curl -s ${at(AS.token)} -d grant_type=refresh_token -d refresh_token="$REFRESH_TOKEN" -d client_id="$CLIENT_ID"
+# {"error":"invalid_grant","error_description":"The refresh token is invalid, expired or revoked"}
 \`\`\`
 
-Revocation (RFC 7009) answers 200 whether or not the token was known. Revoking a refresh token ends the
-whole grant, its access tokens included; revoking an access token ends that token only. Confidential
-clients add \`-d client_secret=...\` here and at the token endpoint.
+Revocation (RFC 7009) answers 200 whether or not the token was known. Revoking any refresh token of a
+grant, the current one or one already rotated out, ends the whole grant, its access tokens included;
+revoking an access token ends that token only. Confidential clients add \`-d client_secret=...\` here and
+at the token endpoint.
 
 ## Scopes
 
