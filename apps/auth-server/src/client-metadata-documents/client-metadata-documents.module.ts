@@ -1,12 +1,13 @@
 import { type DynamicModule, Module } from '@nestjs/common';
 import { CIMD_CONFIG, type CimdConfig, loadCimdConfig } from './cimd-config';
 import { CIMD_RESOLVER_OVERRIDES, ClientMetadataDocumentResolver, type ResolverOverrides } from './client-metadata-document.resolver';
+import { ClientDirectory } from './client-directory';
 import { MetadataDocumentClientsRepository } from './metadata-document-clients.repository';
 
 /**
- * Client ID Metadata Documents. Import ClientMetadataDocumentsModule.register() where a
- * client_id is looked up (client authentication, the authorization endpoint); it needs the
- * global DatabaseModule's PrismaService.
+ * Client ID Metadata Documents and the ClientDirectory (every client_id lookup). Global:
+ * import ClientMetadataDocumentsModule.register() once in AppModule; it needs the global
+ * DatabaseModule (PrismaService) and ClientAuthModule (ClientsRepository).
  */
 @Module({})
 export class ClientMetadataDocumentsModule {
@@ -19,8 +20,10 @@ export class ClientMetadataDocumentsModule {
         { provide: CIMD_RESOLVER_OVERRIDES, useValue: overrides },
         MetadataDocumentClientsRepository,
         ClientMetadataDocumentResolver,
+        // Needs ClientsRepository, which the global ClientAuthModule provides.
+        ClientDirectory,
       ],
-      exports: [CIMD_CONFIG, ClientMetadataDocumentResolver],
+      exports: [CIMD_CONFIG, ClientMetadataDocumentResolver, ClientDirectory],
     };
   }
 }

@@ -10,3 +10,5 @@ export { ClientMetadataDocumentsModule } from './client-metadata-documents.modul
 export { MetadataDocumentError, type MetadataDocumentProblem } from './errors';
 export { isSpecialUseAddress } from './special-use-address';
 export type { Resolver } from './document-fetcher';
+export { ClientDirectory, type ClientKind, type DirectoryClient, scopePolicyOf } from './client-directory';
+export { matchesClientRedirectUri, onlyLoopbackRedirects } from './redirect-uri-match';
