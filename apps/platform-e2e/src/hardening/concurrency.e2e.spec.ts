@@ -1,8 +1,9 @@
 /**
  * Races through the one origin: the same authorization code or refresh token presented twice
- * at the same moment. Exactly one request wins; whatever the loser's replay revokes, no valid
- * token is left that the client does not know about (checked by introspection, as the
- * confidential client itself, and at the resource server).
+ * at the same moment. A code: exactly one request wins and the replay revokes what it produced.
+ * A refresh token: both get a pair within the reuse window, and no valid token is left that
+ * the client does not hold (checked by introspection, as the confidential client itself, and
+ * at the resource server).
  */
 import { bearer, exchange, authorize, isActive, pkce, refresh, registerConfidential, send, tokensFor, type RegisteredClient, type Tokens } from './support';
 
@@ -37,26 +38,24 @@ describe('two simultaneous exchanges of one code', () => {
 });
 
 describe('two simultaneous refreshes of one refresh token', () => {
-  it.each(Array.from({ length: ROUNDS }, (_, round) => round + 1))('round %i: exactly one new pair, and no valid token left over', async () => {
+  // Several processes of one client refresh with the same token at once: within the reuse window
+  // (REFRESH_REUSE_GRACE_SECONDS) the one that loses the race gets a sibling pair of the same grant
+  // instead of ending it (RFC 9700 §4.14.2 trade-off, token/grants/refresh-reuse.ts).
+  it.each(Array.from({ length: ROUNDS }, (_, round) => round + 1))('round %i: both get a pair, the grant lives, only the rotated token is dead', async () => {
     const original = await tokensFor(client);
     expect(await isActive(client, original.access_token)).toBe(true);
 
     const answers = await Promise.all([refresh(client, original.refresh_token), refresh(client, original.refresh_token)]);
-    const statuses = answers.map((answer) => answer.status).sort();
-    expect(statuses).toEqual([200, 400]);
-    const pair = answers.find((answer) => answer.status === 200)?.json<Tokens>() as Tokens;
-    expect(answers.find((answer) => answer.status === 400)?.json()).toMatchObject({ error: 'invalid_grant' });
-    expect(pair.refresh_token).not.toBe(original.refresh_token);
+    expect(answers.map((answer) => answer.status)).toEqual([200, 200]);
+    const [first, second] = answers.map((answer) => answer.json<Tokens>());
+    expect(new Set([original.refresh_token, first.refresh_token, second.refresh_token]).size).toBe(3);
 
-    const everyToken = [original.access_token, original.refresh_token, pair.access_token, pair.refresh_token];
+    const everyToken = [original.access_token, original.refresh_token, first.access_token, first.refresh_token, second.access_token, second.refresh_token];
     const active = await Promise.all(everyToken.map((token) => isActive(client, token)));
-    // The rotated token is never valid again.
-    expect(active[1]).toBe(false);
-    // Nothing is valid that the client does not hold as its current pair: here the loser
-    // presented a rotated token, which is reuse (RFC 9700 §4.14.2), so the whole grant ended.
-    expect(active).toEqual([false, false, false, false]);
-    for (const token of [original.access_token, pair.access_token]) {
-      expect((await send('/api/v1/students', { headers: bearer(token) })).status).toBe(401);
+    // The rotated token is never a current token again; everything else of the grant lives.
+    expect(active).toEqual([true, false, true, true, true, true]);
+    for (const token of [first.access_token, second.access_token]) {
+      expect((await send('/api/v1/students', { headers: bearer(token) })).status).toBe(200);
     }
   });
 });
