@@ -82,6 +82,11 @@ export class PersonDrivenProvider {
     this.stored = tokens;
   }
 
+  /** The application's "sign in again": the stored tokens are dropped (the registration stays). */
+  forgetTokens(): void {
+    this.stored = undefined;
+  }
+
   /** The scopes of the current access token. */
   grantedScopes(): string[] {
     return this.stored?.scope?.split(' ') ?? [];

@@ -133,7 +133,17 @@ describe('the MCP SDK v1 client (2025-11-25)', () => {
 
   it('step-up: 403 insufficient_scope → re-authorization for coupons:write → the retried call', async () => {
     const code = couponCode('V1');
+    // The v1 SDK (1.x) answers a 403 insufficient_scope by refreshing its token when it holds a
+    // refresh token; a refresh cannot add scopes (RFC 6749 §6), so the retried call gets the same
+    // challenge and the SDK gives up. (The v2 SDK re-authorizes for the union of the scopes.)
+    await expect(client.callTool({ name: 'create_coupon', arguments: { code, percent_off: 15 } })).rejects.toThrow(
+      /403 after trying upscoping/,
+    );
+    // What a v1 application does then: sign in again. Without a token the call is challenged
+    // with 401 naming coupons:write; the SDK's own auth() sends the person to consent for it.
+    provider.forgetTokens();
     await expect(client.callTool({ name: 'create_coupon', arguments: { code, percent_off: 15 } })).rejects.toThrow(UnauthorizedError);
+    expect(provider.person.consents.at(-1)?.searchParams.get('scope')?.split(' ')).toContain('coupons:write');
     await transport.finishAuth(provider.takeCallback().searchParams.get('code') ?? '');
     expect(provider.grantedScopes()).toContain('coupons:write');
     const coupon = await client.callTool({ name: 'create_coupon', arguments: { code, percent_off: 15 } });
