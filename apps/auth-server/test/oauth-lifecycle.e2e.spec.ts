@@ -125,7 +125,7 @@ describe('discovery', () => {
     });
     // The 38 of the catalogue, then offline_access (OpenID Connect Core §11).
     expect(metadata.scopes_supported).toHaveLength(39);
-    expect(metadata.scopes_supported.at(-1)).toBe('offline_access');
+    expect(metadata.scopes_supported?.at(-1)).toBe('offline_access');
     expect(JSON.stringify(metadata)).not.toContain('agent_auth');
 
     const oauth = await (await fetch(`${server.issuer}/.well-known/oauth-authorization-server`)).json();

@@ -16,7 +16,7 @@ describe('cookies', () => {
   });
 
   it('names and shapes the session cookie for http and https origins', () => {
-    const ttl = { accessToken: 1, refreshToken: 1, authorizationCode: 1, session: 3600 };
+    const ttl = { accessToken: 1, refreshToken: 1, authorizationCode: 1, session: 3600, refreshReuseGrace: 30 };
     expect(sessionCookieName({ secureCookies: true })).toBe('__Host-session');
     expect(sessionCookieName({ secureCookies: false })).toBe('session');
     expect(serializeCookie('__Host-session', 'v', sessionCookieOptions({ secureCookies: true, ttl }))).toBe(
