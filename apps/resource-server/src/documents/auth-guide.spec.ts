@@ -8,10 +8,10 @@ describe('the authentication guide (/auth.md)', () => {
 
   it('builds every URL from the configured origin, never a hard-coded one', () => {
     expect(guide).not.toContain('127.0.0.1:3000');
-    expect(guide).toContain('curl -s https://learn.example.com/.well-known/oauth-protected-resource');
-    expect(guide).toContain('curl -s https://learn.example.com/.well-known/oauth-protected-resource/mcp');
+    expect(guide).toContain("curl -s -w '\\n' https://learn.example.com/.well-known/oauth-protected-resource\n");
+    expect(guide).toContain("curl -s -w '\\n' https://learn.example.com/.well-known/oauth-protected-resource/mcp");
     expect(guide).toContain('ISSUER=$(curl -s https://learn.example.com/.well-known/oauth-protected-resource | json authorization_servers.0)');
-    expect(guide).toContain('curl -s "$ISSUER/.well-known/oauth-authorization-server"');
+    expect(guide).toContain(`curl -s -w '\\n' "$ISSUER/.well-known/oauth-authorization-server"`);
   });
 
   it('registers a client with a loopback redirect URI', () => {
@@ -53,7 +53,7 @@ describe('the authentication guide (/auth.md)', () => {
   });
 
   it('explains the 401 and 403 challenges, resource_metadata and step-up', () => {
-    expect(guide).toContain('curl -s https://learn.example.com/api/v1/courses -H "authorization: Bearer $ACCESS_TOKEN"');
+    expect(guide).toContain(`curl -s -w '\\n' https://learn.example.com/api/v1/courses -H "authorization: Bearer $ACCESS_TOKEN"`);
     expect(guide).toContain('resource_metadata="https://learn.example.com/.well-known/oauth-protected-resource"');
     expect(guide).toContain('error="insufficient_scope"');
     expect(guide).toContain('step up');

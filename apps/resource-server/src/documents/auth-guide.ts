@@ -93,9 +93,9 @@ does the same):
 
 \`\`\`bash
 ${JSON_HELPER}
-curl -s ${base}${RS.protectedResourceMetadata}
+curl -s -w '\\n' ${base}${RS.protectedResourceMetadata}
 # the same document, at the path-aware URL MCP clients try first:
-curl -s ${base}${RS.protectedResourceMetadataMcp}
+curl -s -w '\\n' ${base}${RS.protectedResourceMetadataMcp}
 ISSUER=$(curl -s ${base}${RS.protectedResourceMetadata} | json authorization_servers.0)
 echo "$ISSUER"
 \`\`\`
@@ -104,9 +104,9 @@ Then read the authorization server metadata (RFC 8414) of that issuer. It is the
 every endpoint below:
 
 \`\`\`bash
-curl -s "$ISSUER${AS.authorizationServerMetadata}"
+curl -s -w '\\n' "$ISSUER${AS.authorizationServerMetadata}"
 # OpenID Connect discovery: the same plus the ID token members
-curl -s "$ISSUER${AS.openIdConfiguration}"
+curl -s -w '\\n' "$ISSUER${AS.openIdConfiguration}"
 \`\`\`
 
 ## 2. Register a client
@@ -220,8 +220,8 @@ revokes every token it produced. Errors are RFC 6749 §5.2 bodies: \`{"error":".
 Send the access token in the Authorization header (RFC 6750 §2.1; no query or form-body tokens):
 
 \`\`\`bash
-curl -s ${base}${RS.api}/courses -H "authorization: Bearer $ACCESS_TOKEN"
-curl -s ${at(AS.userinfo)} -H "authorization: Bearer $ACCESS_TOKEN"
+curl -s -w '\\n' ${base}${RS.api}/courses -H "authorization: Bearer $ACCESS_TOKEN"
+curl -s -w '\\n' ${at(AS.userinfo)} -H "authorization: Bearer $ACCESS_TOKEN"
 \`\`\`
 
 The token acts for the user's school: nothing of another school is reachable with it. Every operation,
@@ -265,7 +265,7 @@ refresh token is refused afterwards:
 
 \`\`\`bash
 curl -s -o /dev/null -w '%{http_code}\\n' ${at(AS.revocation)} -d token="$REFRESH_TOKEN" -d token_type_hint=refresh_token -d client_id="$CLIENT_ID"
-curl -s ${at(AS.token)} -d grant_type=refresh_token -d refresh_token="$REFRESH_TOKEN" -d client_id="$CLIENT_ID"
+curl -s -w '\\n' ${at(AS.token)} -d grant_type=refresh_token -d refresh_token="$REFRESH_TOKEN" -d client_id="$CLIENT_ID"
 # {"error":"invalid_grant","error_description":"The refresh token is invalid, expired or revoked"}
 \`\`\`
 
