@@ -1,3 +1,4 @@
+import { Logger } from '@nestjs/common';
 import { createTestDatabase, type TestDatabase } from '../../../../tools/test-support/test-database';
 import {
   ClientDirectory,
@@ -20,6 +21,8 @@ let prisma: PrismaService;
 let directory: ClientDirectory;
 
 beforeAll(async () => {
+  // Refusals are logged at debug; the assertions are on the errors themselves.
+  Logger.overrideLogger(['error']);
   certs = createTestCertificates(['claude.ai']);
   host = await new DocumentHost(certs).start();
   database = await createTestDatabase('auth');

@@ -1,3 +1,4 @@
+import { Logger } from '@nestjs/common';
 import { createTestDatabase, type TestDatabase } from '../../../../tools/test-support/test-database';
 import {
   type CimdConfig,
@@ -67,6 +68,8 @@ const claudeDocument = (path: string) => (url: string) => ({
 });
 
 beforeAll(async () => {
+  // Refusals are logged at debug; the assertions are on the errors themselves.
+  Logger.overrideLogger(['error']);
   certs = createTestCertificates(NAMES);
   host = await new DocumentHost(certs).start();
   database = await createTestDatabase('auth');
