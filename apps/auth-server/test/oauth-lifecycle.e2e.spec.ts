@@ -132,6 +132,7 @@ describe('discovery', () => {
     const { id_token_signing_alg_values_supported, subject_types_supported, claims_supported, request_uri_parameter_supported, ...shared } = metadata;
     expect(oauth).toEqual(shared);
     expect(subject_types_supported).toEqual(['public']);
+    expect(request_uri_parameter_supported).toBe(false);
     expect(claims_supported).toEqual(expect.arrayContaining(['sub', 'email', 'auth_time', 'nonce']));
     expect(id_token_signing_alg_values_supported).toEqual(['RS256']);
   });
