@@ -55,6 +55,8 @@ export class ClientMetadataDocumentResolver {
       max: MAX_CACHED_DOCUMENTS,
       ttl: config.cacheMaxSeconds * 1000,
       ...(now ? { perf: { now } } : {}),
+      // Read the clock on every check: the default keeps a cached "now" for 1 ms behind a timer.
+      ttlResolution: 0,
       fetchMethod: async (url, _stale, { options }) => {
         const fetched = await this.fetchAndValidate(new URL(url));
         options.ttl = fetched.ttlSeconds * 1000;
