@@ -16,32 +16,49 @@ export const REGISTRATIONS_PER_ADDRESS = 30;
 /**
  * @param {{ docker: string, root: string, network: string, image: string, origin: string, log: (message: string) => void }} options
  */
-export function testClientAddresses({ docker, root, network, image, origin, log }) {
+export function testClientAddresses({ docker: dockerCli, root, network, image, origin, log }) {
   /** @param {string[]} args */
-  const probe = (...args) => {
-    const result = spawnSync(
-      docker,
-      ['run', '--rm', '--network', network, '--entrypoint', 'node', '-v', `${join(root, 'tools/containers/client-probe.mjs')}:/probe/client-probe.mjs:ro`, image, '/probe/client-probe.mjs', origin, ...args],
-      { encoding: 'utf8' },
-    );
-    if (result.status !== 0) throw new Error(`the client container failed: ${result.stderr || result.stdout || result.error}`);
-    return JSON.parse(result.stdout.trim().split('\n').pop() ?? '{}');
+  const docker = (...args) => {
+    const result = spawnSync(dockerCli, args, { encoding: 'utf8' });
+    if (result.status !== 0) throw new Error(`docker ${args[0]} failed: ${result.stderr || result.stdout || result.error}`);
+    return result.stdout.trim();
   };
+  // Two clients that live side by side, so that each keeps its own address (a container started
+  // after another one was removed may well get the same address again).
+  const clients = ['A', 'B'].map(() =>
+    docker('run', '-d', '--rm', '--network', network, '--entrypoint', 'sleep', '-v', `${join(root, 'tools/containers/client-probe.mjs')}:/probe/client-probe.mjs:ro`, image, '600'),
+  );
+  const [clientA, clientB] = clients;
+  /** @param {string} container @param {string[]} args */
+  const probe = (container, ...args) => JSON.parse(docker('exec', container, 'node', '/probe/client-probe.mjs', origin, ...args).split('\n').pop() ?? '{}');
+  try {
+    run(probe, /** @type {string} */ (clientA), /** @type {string} */ (clientB), log);
+  } finally {
+    spawnSync(dockerCli, ['rm', '-f', ...clients], { encoding: 'utf8' });
+  }
+}
 
-  const a = probe(String(REGISTRATIONS_PER_ADDRESS + 5), '198.51.100.7', '198.51.100.7, 203.0.113.9');
+/**
+ * @param {(container: string, ...args: string[]) => any} probe
+ * @param {string} clientA
+ * @param {string} clientB
+ * @param {(message: string) => void} log
+ */
+function run(probe, clientA, clientB, log) {
+  const a = probe(clientA, String(REGISTRATIONS_PER_ADDRESS + 5), '198.51.100.7', '198.51.100.7, 203.0.113.9');
   log(`client A ${a.addresses.join(',')}: ${a.registered} registrations, then ${a.refusal?.status} ${a.refusal?.error ?? ''}`);
   assert.equal(a.registered, REGISTRATIONS_PER_ADDRESS, 'client A gets exactly the per-address budget');
   assert.deepEqual(a.refusal, { status: 429, error: 'too_many_requests' });
   const aAddress = a.addresses[0];
 
-  const b = probe('1', aAddress);
+  const b = probe(clientB, '1', aAddress);
   log(`client B ${b.addresses.join(',')}: ${b.registered} registration; then claiming to be A (${aAddress}): ${b.claims[0]?.status}`);
   assert.notEqual(b.addresses[0], aAddress, 'the two clients have different addresses');
   assert.equal(b.registered, 1, 'client B has its own budget');
   assert.equal(b.claims[0]?.status, 201, "claiming A's address changes nothing for B");
 
   // A once more, now claiming B's address (known only now).
-  const aAgain = probe('1', b.addresses[0]);
+  const aAgain = probe(clientA, '1', b.addresses[0]);
   assert.equal(aAgain.registered, 0, 'client A is still refused');
   const claims = [...a.claims, ...aAgain.claims];
   log(`client A with a forged X-Forwarded-For: ${claims.map((/** @type {{ claim: string, status: number }} */ c) => `"${c.claim}" -> ${c.status}`).join('; ')}`);

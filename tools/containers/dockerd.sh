@@ -28,6 +28,8 @@ start() {
   fi
   mkdir -p "$STATE_DIR"
   sysctl -n net.ipv4.ip_forward >"$STATE_DIR/ip_forward"
+  iptables -t filter -S >"$STATE_DIR/rules.filter"
+  iptables -t nat -S >"$STATE_DIR/rules.nat"
   iptables -S FORWARD | awk '$1 == "-P" { print $3; exit }' >"$STATE_DIR/forward_policy"
   ip -o link show | awk -F': ' '{ sub(/@.*/, "", $2); print $2 }' >"$STATE_DIR/links"
   log "starting /usr/sbin/dockerd (log: $LOG)"
@@ -47,13 +49,17 @@ start() {
   return 1
 }
 
-# Every rule in the built-in chains of TABLE that jumps to a DOCKER* chain, then the chains.
-remove_docker_chains() {
+# The rules dockerd added to the built-in chains of TABLE (new since start, and about Docker:
+# a jump to a DOCKER* chain, or docker0 / a br-<id> bridge), then its DOCKER* chains.
+remove_docker_rules() {
   local table=$1 rule chain
-  iptables -t "$table" -S 2>/dev/null | grep -E '^-A [A-Z]+ .*-j DOCKER' | grep -vE '^-A DOCKER' \
+  iptables -t "$table" -S 2>/dev/null \
+    | grep -E '^-A (INPUT|FORWARD|OUTPUT|PREROUTING|POSTROUTING) ' \
+    | grep -E -- '-j DOCKER|docker0|br-[0-9a-f]{12}' \
+    | grep -vxF -f "$STATE_DIR/rules.$table" \
     | while read -r rule; do
         # shellcheck disable=SC2086 # the rule's words are iptables arguments
-        iptables -t "$table" ${rule/-A/-D} || true
+        eval iptables -t "$table" ${rule/-A/-D} || true
       done
   for chain in $(iptables -t "$table" -S 2>/dev/null | awk '$1 == "-N" && $2 ~ /^DOCKER/ { print $2 }'); do
     iptables -t "$table" -F "$chain" || true
@@ -78,8 +84,8 @@ stop() {
       kill -KILL "$pid" || true
     fi
   fi
-  remove_docker_chains filter
-  remove_docker_chains nat
+  remove_docker_rules filter
+  remove_docker_rules nat
   if [[ -s $STATE_DIR/forward_policy ]]; then iptables -P FORWARD "$(cat "$STATE_DIR/forward_policy")"; fi
   # Bridges dockerd created (docker0, br-<network id>) that are still there.
   local link
