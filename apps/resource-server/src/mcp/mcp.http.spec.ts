@@ -163,6 +163,24 @@ describe('the MCP endpoint (SDK v2 server; 2026-07-28 and the 2025 revisions, st
       await modern.close();
     });
 
+    it('2026-07-28: an Mcp-Name header that does not match the tool called is refused', async () => {
+      const response = await post(
+        {
+          jsonrpc: '2.0',
+          id: 4,
+          method: 'tools/call',
+          params: {
+            name: 'list_courses',
+            arguments: {},
+            _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} },
+          },
+        },
+        { 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/call', 'mcp-name': 'get_course' },
+      );
+      expect(response.status).toBe(400);
+      expect(reader.calls).toEqual([]);
+    });
+
     it('a protocol version it does not serve is refused', async () => {
       const response = await post({ jsonrpc: '2.0', id: 3, method: 'tools/list' }, { 'mcp-protocol-version': '1999-01-01' });
       expect(response.status).toBe(400);
