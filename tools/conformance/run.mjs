@@ -220,6 +220,11 @@ function judge(runs, baseline) {
   const problems = [];
   const used = new Set();
   const rows = [];
+  const reasons = [];
+  const footnote = (reason) => {
+    if (!reasons.includes(reason)) reasons.push(reason);
+    return `[${reasons.indexOf(reason) + 1}]`;
+  };
   const excuseFor = (kind, version, scenario, check) =>
     baseline.excuses.find(
       (excuse) =>
@@ -245,18 +250,24 @@ function judge(runs, baseline) {
       for (const check of unexcused) {
         problems.push(`${scenario} (${run.version}): ${check.status} ${check.id}: ${oneLine(check.errorMessage ?? check.details?.message ?? check.description)}`);
       }
+      // The wire-schema check rides along with every scenario: it alone passing is no pass.
+      const own = checks.filter((check) => check.id !== 'wire-schema-valid');
       const passed = checks.filter((check) => check.status === 'SUCCESS').length;
+      const ownPassed = own.filter((check) => check.status === 'SUCCESS').length;
       let result;
       if (unexcused.some((check) => check.status === 'FAILURE')) result = 'FAIL';
       else if (unexcused.length > 0) result = 'WARN';
-      else if (excusedBy.size > 0) result = passed > 0 && counted.length < checks.length ? 'pass (part excused)' : 'excused';
+      else if (excusedBy.size > 0) result = ownPassed > 0 ? 'pass (part excused)' : 'excused';
       else if (passed === 0) result = 'skipped';
       else result = 'pass';
       const notes = [];
       if (unexcused.length > 0) notes.push(unexcused.map((check) => `${check.id}: ${oneLine(check.errorMessage ?? check.details?.message ?? check.description)}`).join('; '));
-      for (const excuse of excusedBy) notes.push(`excused (${Object.keys(excuse.checks).join(', ')}): ${excuse.reason}`);
+      for (const excuse of excusedBy) {
+        const fixtures = excuse.fixtureTools ? ` (fixture ${excuse.fixtureTools.map((tool) => `\`${tool}\``).join(', ')})` : '';
+        notes.push(`excused ${footnote(excuse.reason)}${fixtures}: ${Object.keys(excuse.checks).join(', ')}`);
+      }
       if (run.notScored.has(scenario)) notes.push(`not scored by the suite for ${run.version} (${run.notScored.get(scenario)})`);
-      if (consent && result !== 'pass') notes.push(consent);
+      if (consent) notes.push(consent);
       rows.push({ scenario, version: run.version, result, passed, total: checks.length, note: notes.join(' · ') });
     }
   }
@@ -269,14 +280,14 @@ function judge(runs, baseline) {
       }
     }
   });
-  return { rows, problems };
+  return { rows, problems, reasons };
 }
 
 function oneLine(text = '') {
   return String(text).replace(/\s+/g, ' ').trim().slice(0, 240);
 }
 
-function renderTable({ rows, problems }, suiteVersion) {
+function renderTable({ rows, problems, reasons }, suiteVersion) {
   const cell = (text) => String(text).replaceAll('|', '\\|');
   const lines = [
     `Results of \`@modelcontextprotocol/conformance\` ${suiteVersion} against the platform (\`npm run conformance\`).`,
@@ -286,6 +297,10 @@ function renderTable({ rows, problems }, suiteVersion) {
     '| scenario | version | result | checks passed | note |',
     '|---|---|---|---|---|',
     ...rows.map((row) => `| ${cell(row.scenario)} | ${row.version} | ${row.result} | ${row.passed}/${row.total} | ${cell(row.note)} |`),
+    '',
+    'Excuses (features this server deliberately lacks):',
+    '',
+    ...reasons.map((reason, index) => `${index + 1}. ${reason}`),
     '',
     problems.length === 0 ? 'Every failure and warning is excused by the baseline; every excuse still applies.' : `**${problems.length} problem(s):**`,
     ...problems.map((problem) => `- ${cell(problem)}`),
