@@ -110,7 +110,7 @@ function runSuite(args, { onLine, timeoutMs = 120_000 } = {}) {
       pending += chunk;
       const lines = pending.split('\n');
       pending = lines.pop();
-      for (const line of lines) onLine?.(line);
+      for (const line of lines) onLine?.(line, child);
     });
     child.stderr.on('data', (chunk) => {
       output += chunk;
@@ -128,7 +128,7 @@ async function runServerSuite(origin, version) {
   console.log(`Server scenarios required by ${version} against ${origin}/mcp...`);
   const dir = join(OUT, `server-${version}`);
   const { output } = await runSuite(['server', '--url', `${origin}/mcp`, '--requirements', version, '--output-dir', dir]);
-  return { kind: 'server', version, scenarios: readResults(dir, 'server-'), notScored: notScored(output) };
+  return { kind: 'server', version, scenarios: readResults(dir, 'server-'), expected: announcedCount(output), notScored: notScored(output) };
 }
 
 /**
@@ -159,13 +159,17 @@ async function runAuthorizationSuite(origin) {
   const { output } = await runSuite(
     ['authorization', '--url', metadata.issuer, '--client-id', client.client_id, '--resource', `${origin}/mcp`, '--port', String(port), '--output-dir', dir],
     {
-      onLine(line) {
+      onLine(line, child) {
         if (line.startsWith('Access the following URL')) expectUrl = true;
         else if (expectUrl && line.trim()) {
           authorizationUrl = line.trim();
           expectUrl = false;
         } else if (authorizationUrl && !consent && line.includes('Callback server started')) {
-          consent = approve(authorizationUrl, origin);
+          // A failed consent brings no callback: stop the suite instead of letting it wait 5 minutes.
+          consent = approve(authorizationUrl, origin).then((said) => {
+            if (said.startsWith('consent failed')) child.kill('SIGTERM');
+            return said;
+          });
         }
       },
     },
@@ -175,7 +179,7 @@ async function runAuthorizationSuite(origin) {
   const grant = scenarios.find((scenario) => scenario.scenario === 'authorization-code-grant');
   if (grant) grant.consent = approval;
   if (scenarios.length === 0) throw new Error(`the authorization scenarios wrote no results:\n${output.slice(-3000)}`);
-  return { kind: 'authorization', version: 'all', scenarios, notScored: new Map() };
+  return { kind: 'authorization', version: 'all', scenarios, expected: announcedCount(output), notScored: new Map(), consent: approval };
 }
 
 /** consent.mjs on Node 24 (it imports the TypeScript form walker); resolves with what it said. */
@@ -202,6 +206,12 @@ function readResults(dir, prefix) {
       checks: JSON.parse(readFileSync(join(dir, name, 'checks.json'), 'utf8')),
     }))
     .sort((a, b) => a.scenario.localeCompare(b.scenario));
+}
+
+/** How many scenarios the suite said it would run ("Running ... (N scenarios) against ..."). */
+function announcedCount(output) {
+  const match = /^Running .*\((\d+) scenarios\)/m.exec(output);
+  return match ? Number(match[1]) : undefined;
 }
 
 /** The suite's "Not scored for <revision>" list: scenario -> reason (extension, pending...). */
@@ -234,6 +244,10 @@ function judge(runs, baseline) {
         excuse.checks[check.id] === check.status,
     );
   for (const run of runs) {
+    if (run.expected === undefined || run.scenarios.length !== run.expected) {
+      problems.push(`${run.kind} ${run.version}: the suite announced ${run.expected ?? 'no'} scenarios but left results for ${run.scenarios.length}` +
+        (run.consent ? ` (${run.consent})` : '') + '; see tmp/conformance/');
+    }
     for (const { scenario, checks, consent } of run.scenarios) {
       const counted = checks.filter((check) => check.status === 'FAILURE' || check.status === 'WARNING');
       const unexcused = [];
