@@ -16,18 +16,20 @@ if (!authorizationUrl || !origin) {
   process.exit(2);
 }
 
-const agent = new BrowserLikeAgent(origin);
-const login = await agent.open(authorizationUrl);
-let callback = login;
-if (!login.location) {
-  const consent = await agent.submit(login, { email: DEMO.email, password: DEMO.password });
-  callback = consent.location ? consent : await agent.submit(consent, {}, 'Approve');
-}
-if (!callback.location) {
-  console.error(`consent: no redirect to the client after approval (HTTP ${callback.status}):\n${callback.body.slice(0, 1000)}`);
+try {
+  const agent = new BrowserLikeAgent(origin);
+  const login = await agent.open(authorizationUrl);
+  let callback = login;
+  if (!login.location) {
+    const consent = await agent.submit(login, { email: DEMO.email, password: DEMO.password });
+    callback = consent.location ? consent : await agent.submit(consent, {}, 'Approve');
+  }
+  if (!callback.location) throw new Error(`no redirect to the client after approval (HTTP ${callback.status})`);
+  // The suite's callback server reads the code, state and iss from this request.
+  const delivered = await fetch(callback.location, { redirect: 'manual' });
+  await delivered.arrayBuffer();
+  console.log(`consent: approved as ${DEMO.email}; the callback answered ${delivered.status}`);
+} catch (error) {
+  console.error(`${error instanceof Error ? error.message : error}`.replace(/\s+/g, ' ').slice(0, 400));
   process.exit(1);
 }
-// The suite's callback server reads the code, state and iss from this request.
-const delivered = await fetch(callback.location, { redirect: 'manual' });
-await delivered.arrayBuffer();
-console.log(`consent: approved as ${DEMO.email}; the callback answered ${delivered.status}`);
