@@ -280,7 +280,7 @@ function judge(runs, baseline) {
         const fixtures = excuse.fixtureTools ? ` (fixture ${excuse.fixtureTools.map((tool) => `\`${tool}\``).join(', ')})` : '';
         notes.push(`excused ${footnote(excuse.reason)}${fixtures}: ${Object.keys(excuse.checks).join(', ')}`);
       }
-      if (run.notScored.has(scenario)) notes.push(`not scored by the suite for ${run.version} (${run.notScored.get(scenario)})`);
+      if (run.notScored.has(scenario)) notes.push(`not scored by the suite (${run.notScored.get(scenario)})`);
       if (consent) notes.push(consent);
       rows.push({ scenario, version: run.version, result, passed, total: checks.length, note: notes.join(' · ') });
     }
@@ -301,8 +301,30 @@ function oneLine(text = '') {
   return String(text).replace(/\s+/g, ' ').trim().slice(0, 240);
 }
 
-function renderTable({ rows, problems, reasons }, suiteVersion) {
+/** One row for a scenario that ended the same way under both versions. */
+function mergeVersions(rows) {
+  const merged = [];
+  for (const row of rows) {
+    const same = merged.find((other) =>
+      other.scenario === row.scenario && other.result === row.result && other.passed === row.passed && other.total === row.total && other.note === row.note);
+    if (same) same.version = `${same.version}, ${row.version}`;
+    else merged.push({ ...row });
+  }
+  return merged.sort((a, b) => a.scenario.localeCompare(b.scenario) || a.version.localeCompare(b.version));
+}
+
+function renderTable({ rows, problems, reasons: judged }, suiteVersion) {
   const cell = (text) => String(text).replaceAll('|', '\\|');
+  // Footnotes numbered in the order the sorted table first cites them.
+  const table = mergeVersions(rows);
+  const order = [];
+  const renumber = (note) =>
+    note.replace(/excused \[(\d+)\]/g, (_, old) => {
+      if (!order.includes(Number(old))) order.push(Number(old));
+      return `excused [${order.indexOf(Number(old)) + 1}]`;
+    });
+  for (const row of table) row.note = renumber(row.note);
+  const reasons = order.map((old) => judged[old - 1]);
   const lines = [
     `Results of \`@modelcontextprotocol/conformance\` ${suiteVersion} against the platform (\`npm run conformance\`).`,
     'A check the suite reports as a failure or warning counts unless `tools/conformance/baseline.json` excuses it;',
@@ -310,7 +332,7 @@ function renderTable({ rows, problems, reasons }, suiteVersion) {
     '',
     '| scenario | version | result | checks passed | note |',
     '|---|---|---|---|---|',
-    ...rows.map((row) => `| ${cell(row.scenario)} | ${row.version} | ${row.result} | ${row.passed}/${row.total} | ${cell(row.note)} |`),
+    ...table.map((row) => `| ${cell(row.scenario)} | ${row.version} | ${row.result} | ${row.passed}/${row.total} | ${cell(row.note)} |`),
     '',
     'Excuses (features this server deliberately lacks):',
     '',
