@@ -230,7 +230,10 @@ async function main() {
   }
 
   log(`running apps/platform-e2e against ${baseUrl}`);
-  const jest = [join(root, 'node_modules/jest/bin/jest.js'), '-c', join(root, 'apps/platform-e2e/jest.config.cjs'), ...JEST_ARGS];
+  // --forceExit: the stack outlives the suite here (it is removed after jest), so connections
+  // kept alive to it would hold jest open; against the processes the global teardown stops the
+  // platform first, which closes them.
+  const jest = [join(root, 'node_modules/jest/bin/jest.js'), '-c', join(root, 'apps/platform-e2e/jest.config.cjs'), '--forceExit', ...JEST_ARGS];
   const code = await runInherit(process.execPath, jest, { ...process.env, E2E_BASE_URL: baseUrl });
   if (code !== 0) await printLogs(compose);
   log(`the end-to-end suite exited with ${code}`);
