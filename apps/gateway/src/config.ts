@@ -1,5 +1,5 @@
 import { LOG_LEVELS, type LogLevel } from '@platform/observability';
-import { validateTrustedProxies } from '@platform/rate-limits';
+import { compile } from '@fastify/proxy-addr';
 import { DEFAULT_UPLOAD_MAX_BYTES, SERVICE_BODY_LIMITS, type ServiceName } from '@platform/route-table';
 
 export interface GatewayConfig {
@@ -59,10 +59,14 @@ function trustProxy(value: string | undefined): boolean | string[] {
   if (!value || value === 'false') return false;
   if (value === 'true') return true;
   const entries = value.split(',').map((entry) => entry.trim()).filter((entry) => entry !== '');
-  try {
-    validateTrustedProxies(entries);
-  } catch (error) {
-    throw new Error(`GATEWAY_TRUST_PROXY: expected true, false or proxy addresses; ${(error as Error).message}`);
+  // Checked with the library Fastify resolves X-Forwarded-For with (as TRUSTED_PROXIES in the
+  // services; not imported from @platform/rate-limits, which would bring Redis into the gateway).
+  for (const entry of entries) {
+    try {
+      compile(entry);
+    } catch {
+      throw new Error(`GATEWAY_TRUST_PROXY: expected true, false, or proxy IP addresses / CIDR ranges; not one: ${entry}`);
+    }
   }
   return entries;
 }
