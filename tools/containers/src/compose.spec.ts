@@ -165,10 +165,12 @@ const NEGATIVE_CASES: [ComposeRule, string, (compose: Compose) => void][] = [
   ['postgres-official-image', 'an unofficial image', (c) => (s(c, 'postgres')['image'] = 'bitnami/postgresql:16')],
   ['postgres-official-image', 'an unpinned image', (c) => (s(c, 'postgres')['image'] = 'postgres:latest')],
   ['postgres-official-image', 'PostgreSQL 18 (Prisma 6 cannot introspect it)', (c) => (s(c, 'postgres')['image'] = 'postgres:18')],
+  ['postgres-official-image', 'a variable whose default is a stand-in', (c) => (s(c, 'postgres')['image'] = '${POSTGRES_IMAGE:-course-platform-local/postgres:15}')],
   ['postgres-healthcheck', 'no healthcheck', (c) => delete s(c, 'postgres')['healthcheck']],
   ['postgres-named-volume', 'a bind mount', (c) => (s(c, 'postgres')['volumes'] = ['./pgdata:/var/lib/postgresql/data'])],
   ['postgres-named-volume', 'no volume', (c) => delete s(c, 'postgres')['volumes']],
   ['redis-official-image', 'an unpinned image', (c) => (s(c, 'redis')['image'] = 'redis')],
+  ['redis-official-image', 'a variable without a default', (c) => (s(c, 'redis')['image'] = '${REDIS_IMAGE}')],
   ['redis-healthcheck', 'no healthcheck', (c) => delete s(c, 'redis')['healthcheck']],
   ['redis-persistence', 'persistence on, no volume', (c) => delete s(c, 'redis')['command']],
   ['migrate-job', 'no migrate service', (c) => {
@@ -199,6 +201,15 @@ const NEGATIVE_CASES: [ComposeRule, string, (compose: Compose) => void][] = [
 describe('the compose checker', () => {
   it('passes the good example', () => {
     expect(checkCompose(good(), GOOD, withImageHealthchecks())).toEqual([]);
+  });
+
+  it('accepts the database images as variables whose defaults are the official images', () => {
+    expect(
+      check((c) => {
+        s(c, 'postgres')['image'] = '${POSTGRES_IMAGE:-postgres:16}';
+        s(c, 'redis')['image'] = '${REDIS_IMAGE:-redis:7}';
+      }),
+    ).toEqual([]);
   });
 
   it.each(NEGATIVE_CASES)('catches a broken %s rule: %s', (rule, name, mutate) => {
