@@ -39,8 +39,9 @@ const IMAGE_VARIABLES = ['NODE_IMAGE', 'POSTGRES_IMAGE', 'REDIS_IMAGE', 'IMAGE_T
  * @typedef {{ command: string, prefix: string[], v2: boolean, base: string[] }} Compose
  */
 
-/** @param {string} message */
-const log = (message) => console.log(`test:compose: ${message}`);
+const started = Date.now();
+/** @param {string} message (with the seconds since the start, so that each phase is measured) */
+const log = (message) => console.log(`test:compose [${Math.round((Date.now() - started) / 1000)} s]: ${message}`);
 
 /**
  * @param {string} command
