@@ -164,6 +164,14 @@ describe('gateway', () => {
       expect((await post('/api/v1/courses')).status).toBe(413);
     });
 
+    it('holds a JSON body on the upload route to the service limit (the service takes uploads only as files)', async () => {
+      const post = (contentType: string) => fetch(`${limitedOrigin}/api/v1/storage/files`, { method: 'POST', headers: { 'content-type': contentType }, body: 'u'.repeat(2000) });
+      expect((await post('application/json')).status).toBe(413);
+      expect((await post('application/x-www-form-urlencoded')).status).toBe(413);
+      expect((await post('image/png')).status).toBe(200);
+      expect((await post('application/pdf')).status).toBe(200);
+    });
+
     it('passes a body of exactly the limit', async () => {
       const response = await fetch(`${limitedOrigin}/api/oauth/token`, { method: 'POST', headers: { 'content-type': 'text/plain' }, body: 'x'.repeat(100) });
       expect(response.status).toBe(200);

@@ -77,6 +77,18 @@ function forwardedHeaders(request: IncomingView, headers: IncomingHttpHeaders): 
   };
 }
 
+/**
+ * The media types the upload route stores (images, PDF, text: the resource server's
+ * UPLOAD_CONTENT_TYPES are all among them). Only these get the upload limit there; a JSON (or
+ * any other) body on the upload route is held to the service's own limit, as the service does:
+ * refused here, rather than streamed to a service that answers 413 before reading it and closes
+ * the connection under the gateway's upload (a 502, depending on timing).
+ */
+function isUploadMediaType(contentType: string | undefined): boolean {
+  const media = (contentType ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
+  return media.startsWith('image/') || media.startsWith('text/') || media === 'application/pdf';
+}
+
 function isProbe(target: string): boolean {
   const path = pathOf(target);
   return path === GATEWAY_PATHS.liveness || path === GATEWAY_PATHS.readiness || serviceProbeFor(path) !== undefined;
@@ -105,7 +117,8 @@ export async function createGateway(options: GatewayOptions): Promise<FastifyIns
   const trustProxy = options.trustProxy === true ? 1 : (options.trustProxy ?? false);
   const bodyLimits = options.bodyLimits ?? SERVICE_BODY_LIMITS;
   const uploadMaxBytes = options.uploadMaxBytes ?? DEFAULT_UPLOAD_MAX_BYTES;
-  const bodyLimitOf = (target: string) => (pathOf(target) === UPLOAD_PATH ? uploadMaxBytes : bodyLimits[serviceFor(target)]);
+  const bodyLimitOf = (target: string, contentType: string | undefined) =>
+    pathOf(target) === UPLOAD_PATH && isUploadMediaType(contentType) ? uploadMaxBytes : bodyLimits[serviceFor(target)];
   const logging = options.logLevel ? { service: 'gateway', level: options.logLevel, destination: options.logDestination } : undefined;
   const app = Fastify({
     logger: logging ? fastifyLoggerOptions(logging) : false,
@@ -127,7 +140,7 @@ export async function createGateway(options: GatewayOptions): Promise<FastifyIns
       return reply;
     }
     const service = serviceFor(request.url);
-    const limit = bodyLimitOf(request.url);
+    const limit = bodyLimitOf(request.url, request.headers['content-type']);
     if (declaresTooLarge(request.headers['content-length'], limit)) {
       await discardBody(request.raw);
       sendError(reply, toGatewayError(new BodyTooLargeError(limit), service));
@@ -140,7 +153,7 @@ export async function createGateway(options: GatewayOptions): Promise<FastifyIns
   // few content types Fastify parses itself (text/plain) arrive whole and are measured.
   app.addHook('preHandler', async (request, reply) => {
     const service = serviceFor(request.url);
-    const limit = bodyLimitOf(request.url);
+    const limit = bodyLimitOf(request.url, request.headers['content-type']);
     if (request.body instanceof Readable) {
       if (request.headers['content-length'] === undefined) request.body = limitStream(request.body, limit);
     } else if (typeof request.body === 'string' && Buffer.byteLength(request.body) > limit) {
