@@ -4,6 +4,8 @@ import { DEFAULT_OPERATIONS, type LoggingOptions } from '@platform/observability
 import { AccountsModule } from './accounts/accounts.module';
 import { AuthorizeModule } from './authorize/authorize.module';
 import { ClientAuthModule } from './client-auth/client-auth.module';
+import { ClientMetadataDocumentsModule } from './client-metadata-documents';
+import { ConnectedAppsModule } from './connected-apps/connected-apps.module';
 import { AUTH_CONFIG, type AuthConfig } from './config/auth-config';
 import { DatabaseModule } from './database/database.module';
 import { DiscoveryModule } from './discovery/discovery.module';
@@ -47,6 +49,7 @@ export class AppModule {
         DatabaseModule,
         HealthModule,
         ClientAuthModule,
+        ClientMetadataDocumentsModule.register(config.cimd),
         KeysModule,
         AccountsModule,
         AuthorizeModule,
@@ -57,6 +60,7 @@ export class AppModule {
         IntrospectionModule,
         UserInfoModule,
         MaintenanceModule,
+        ConnectedAppsModule,
       ],
     };
   }

@@ -118,7 +118,7 @@ describe('discovery', () => {
       code_challenge_methods_supported: ['S256'],
       token_endpoint_auth_methods_supported: ['none', 'client_secret_basic', 'client_secret_post'],
       authorization_response_iss_parameter_supported: true,
-      client_id_metadata_document_supported: false,
+      client_id_metadata_document_supported: true,
       service_documentation: `${server.issuer}/auth.md`,
       id_token_signing_alg_values_supported: ['RS256'],
       request_uri_parameter_supported: false,

@@ -17,7 +17,8 @@ export interface AuthorizationServerMetadata {
   revocation_endpoint_auth_methods_supported: string[];
   introspection_endpoint_auth_methods_supported: string[];
   authorization_response_iss_parameter_supported: true;
-  client_id_metadata_document_supported: false;
+  /** draft-ietf-oauth-client-id-metadata-document: URL client_ids are resolved from their metadata document. */
+  client_id_metadata_document_supported: boolean;
   service_documentation: string;
 }
 

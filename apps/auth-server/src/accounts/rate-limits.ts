@@ -1,6 +1,7 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { type RateLimitStore, oauthRateLimitRules, registerRateLimits } from '@platform/rate-limits';
 import type { FastifyRequest } from 'fastify';
+import { clientIdHost } from '../client-metadata-documents/client-id-url';
 import { readClientCredentials } from '../client-auth/client-credentials';
 import { FormParams } from '../client-auth/form-params';
 import type { AuthConfig } from '../config/auth-config';
@@ -27,7 +28,9 @@ export async function registerAuthServerLimits(app: NestFastifyApplication, conf
 /** The client_id a token or introspection request names, read exactly as client authentication reads it. */
 export function namedClientId(request: FastifyRequest): string | undefined {
   try {
-    return readClientCredentials(FormParams.from(request.body), request.headers.authorization).clientId;
+    const clientId = readClientCredentials(FormParams.from(request.body), request.headers.authorization).clientId;
+    // A client_id URL is limited per host: one site cannot spread its requests over many document URLs.
+    return clientId === undefined ? undefined : (clientIdHost(clientId) ?? clientId);
   } catch {
     // Unreadable credentials are refused by the endpoint itself; the per-address limit still counts them.
     return undefined;

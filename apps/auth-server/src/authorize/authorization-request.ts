@@ -6,7 +6,7 @@ import {
   UnsupportedResponseTypeError,
 } from '@platform/oauth-errors';
 import { formatScopes } from '@platform/scopes';
-import { matchesRegisteredRedirectUri } from '../clients/redirect-uri';
+import { matchesClientRedirectUri } from '../client-metadata-documents/redirect-uri-match';
 import { type ClientScopePolicy, resolveRequestedScopes } from '../clients/scope-policy';
 import { resolveResource } from '../resources/resource-indicator';
 import { AuthorizationRedirectError } from './errors';
@@ -21,6 +21,10 @@ export interface AuthorizationClient {
   scopePolicy: ClientScopePolicy;
   grantTypes: readonly string[];
   responseTypes: readonly string[];
+  /** The client_id URL's host (metadata-document clients): shown on the consent page. */
+  host?: string | null;
+  /** Every redirect URI is loopback: the consent page says the app runs on this computer. */
+  loopbackOnly?: boolean;
 }
 
 export interface AuthorizationRequestContext {
@@ -108,7 +112,7 @@ export async function validateAuthorizationRequest(
     throw new InvalidRequestError('The client_id is not known to this server: the application is not registered');
   }
   const redirectUri = unredirectableSingle(params, 'redirect_uri');
-  if (redirectUri.length > MAX_REDIRECT_URI_LENGTH || !matchesRegisteredRedirectUri(client.redirectUris, redirectUri)) {
+  if (redirectUri.length > MAX_REDIRECT_URI_LENGTH || !matchesClientRedirectUri(client.redirectUris, redirectUri)) {
     throw new InvalidRequestError('The redirect_uri is not one of the redirect URIs registered for this application');
   }
 

@@ -36,5 +36,5 @@ export class AuthorizeController {
 
 function send(reply: FastifyReply, outcome: AuthorizeOutcome): void {
   if (outcome.kind === 'redirect') sendRedirect(reply, outcome.location);
-  else sendHtml(reply, outcome.status, outcome.html, outcome.imageSources);
+  else sendHtml(reply, outcome.status, outcome.html, outcome.imageSources, outcome.formTargets);
 }

@@ -17,6 +17,8 @@ import { DatabaseModule } from '../database/database.module';
 import { PrismaService } from '../database/prisma.service';
 import { AuthorizeModule } from './authorize.module';
 import { registerAuthorizePlugins } from './plugins';
+import { ClientAuthModule } from '../client-auth/client-auth.module';
+import { ClientMetadataDocumentsModule, loadCimdConfig } from '../client-metadata-documents';
 
 jest.setTimeout(60_000);
 
@@ -48,6 +50,7 @@ function configFor(url: string, poolSize: number): AuthConfig {
     seedDemoData: true,
     secureCookies: false,
     limits: loadLimitsConfig({ RATE_LIMITS_ENABLED: 'false', MAINTENANCE_ENABLED: 'false' }),
+    cimd: loadCimdConfig({}),
   };
 }
 
@@ -60,7 +63,7 @@ beforeAll(async () => {
   class TestConfigModule {}
 
   const moduleRef = await Test.createTestingModule({
-    imports: [TestConfigModule, DatabaseModule, AccountsModule, AuthorizeModule],
+    imports: [TestConfigModule, DatabaseModule, ClientAuthModule, ClientMetadataDocumentsModule.register(config.cimd), AccountsModule, AuthorizeModule],
   }).compile();
   app = moduleRef.createNestApplication<NestFastifyApplication>(new FastifyAdapter(), { logger: false });
   // What bootstrap does: the plugins before init, and no form-body plugin (Nest adds its own parser).

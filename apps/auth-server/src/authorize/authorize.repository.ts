@@ -1,7 +1,5 @@
 import { Injectable } from '@nestjs/common';
 import { PrismaService } from '../database/prisma.service';
-import { selfRegisteredScopePolicy } from '../clients/scope-policy';
-import type { AuthorizationClient } from './authorization-request';
 
 export interface ApprovedAuthorization {
   clientId: string;
@@ -20,17 +18,6 @@ export interface ApprovedAuthorization {
 @Injectable()
 export class AuthorizeRepository {
   constructor(private readonly prisma: PrismaService) {}
-
-  async findClientForAuthorization(clientId: string): Promise<AuthorizationClient | null> {
-    const row = await this.prisma.client.findUnique({
-      where: { id: clientId },
-      select: { id: true, name: true, redirectUris: true, scope: true, grantTypes: true, responseTypes: true },
-    });
-    if (!row) return null;
-    const { scope, ...client } = row;
-    // Every client in this table registered itself (RFC 7591).
-    return { ...client, scopePolicy: selfRegisteredScopePolicy(scope) };
-  }
 
   /**
    * One transaction: the grant, its authorization code, and the client's first-authorization

@@ -3,12 +3,13 @@ import { AccessDeniedError, type OAuthError } from '@platform/oauth-errors';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AccountsService } from '../accounts/accounts.service';
 import { BrandingService } from '../branding/branding.service';
+import { ClientDirectory, type DirectoryClient, scopePolicyOf } from '../client-metadata-documents';
 import { AUTH_CONFIG, type AuthConfig } from '../config/auth-config';
 import { generateOpaqueToken, hashToken } from '../crypto/tokens';
 import { OAUTH_PATHS } from '../discovery/endpoints';
 import { imageSourcesOf, renderConsentPage, renderLoginPage } from '../pages/pages';
 import { type ActiveSession, SessionService } from '../sessions/session.service';
-import { type AuthorizationRequest, validateAuthorizationRequest } from './authorization-request';
+import { type AuthorizationClient, type AuthorizationRequest, validateAuthorizationRequest } from './authorization-request';
 import { AuthorizeRepository } from './authorize.repository';
 import { CSRF_FIELD, CSRF_PURPOSE, CsrfTokens } from './csrf';
 import { AuthorizationRedirectError, ConsentRequiredError, LoginRequiredError } from './errors';
@@ -22,7 +23,7 @@ export interface HttpExchange {
 }
 
 export type AuthorizeOutcome =
-  | { kind: 'page'; status: number; html: string; /** CSP img-src sources the page needs (the school's logo). */ imageSources: string[] }
+  | { kind: 'page'; status: number; html: string; /** CSP img-src sources the page needs (the school's logo). */ imageSources: string[]; /** CSP form-action origins beyond loopback: an https redirect_uri's. */ formTargets?: string[] }
   | { kind: 'redirect'; location: string };
 
 export const LOGIN_ACTION = `${OAUTH_PATHS.authorization}/login`;
@@ -50,6 +51,7 @@ export class AuthorizeService {
     private readonly accounts: AccountsService,
     private readonly csrf: CsrfTokens,
     private readonly branding: BrandingService,
+    private readonly clients: ClientDirectory,
     @Inject(AUTH_CONFIG) private readonly config: AuthConfig,
   ) {}
 
@@ -124,7 +126,8 @@ export class AuthorizeService {
 
   private validate(params: RequestParams): Promise<AuthorizationRequest> {
     return validateAuthorizationRequest(params, {
-      findClient: (clientId) => this.repository.findClientForAuthorization(clientId),
+      // Registered, integration or metadata-document client (client-metadata-documents/client-directory.ts).
+      findClient: async (clientId) => authorizationClientOf(await this.clients.findClient(clientId)),
       apiResource: this.config.apiResource,
     });
   }
@@ -166,6 +169,8 @@ export class AuthorizeService {
     const html = renderConsentPage({
       clientName: clientName(request),
       redirectHost: new URL(request.redirectUri).host,
+      clientHost: request.client.host ?? undefined,
+      loopbackOnly: request.client.loopbackOnly ?? false,
       scopes: request.scopes,
       userName: session.user.name,
       userEmail: session.user.email,
@@ -176,8 +181,24 @@ export class AuthorizeService {
       error,
       branding,
     });
-    return { kind: 'page', status, html, imageSources: imageSourcesOf(branding) };
+    const redirect = new URL(request.redirectUri);
+    const formTargets = redirect.protocol === 'https:' ? [redirect.origin] : [];
+    return { kind: 'page', status, html, imageSources: imageSourcesOf(branding), formTargets };
   }
+}
+
+function authorizationClientOf(client: DirectoryClient | null): AuthorizationClient | null {
+  if (!client) return null;
+  return {
+    id: client.id,
+    name: client.name,
+    redirectUris: client.redirectUris,
+    grantTypes: client.grantTypes,
+    responseTypes: client.responseTypes,
+    scopePolicy: scopePolicyOf(client),
+    host: client.host,
+    loopbackOnly: client.loopbackOnly,
+  };
 }
 
 function clientName(request: AuthorizationRequest): string {

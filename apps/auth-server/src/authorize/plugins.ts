@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { AuthConfig } from '../config/auth-config';
 import { OAUTH_PATHS } from '../discovery/endpoints';
+import { CONNECTED_APPS_PATH } from '../connected-apps/connected-apps.service';
 import { PAGE_SECURITY_HEADERS } from '../pages/html-response';
 
 /**
@@ -22,7 +23,8 @@ import { PAGE_SECURITY_HEADERS } from '../pages/html-response';
 export async function registerAuthorizePlugins(fastify: FastifyInstance, _config: AuthConfig): Promise<void> {
   fastify.addHook('onSend', async (request, reply, payload) => {
     const path = request.url.split('?', 1)[0];
-    if (path === OAUTH_PATHS.authorization || path.startsWith(`${OAUTH_PATHS.authorization}/`)) {
+    const isPage = (prefix: string) => path === prefix || path.startsWith(`${prefix}/`);
+    if (isPage(OAUTH_PATHS.authorization) || isPage(CONNECTED_APPS_PATH)) {
       for (const [name, value] of Object.entries(PAGE_SECURITY_HEADERS)) {
         if (!reply.hasHeader(name)) reply.header(name, value);
       }

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InvalidClientError } from '@platform/oauth-errors';
-import { type RegisteredClient, ClientsRepository } from '../clients/clients.repository';
+import { ClientDirectory, type DirectoryClient } from '../client-metadata-documents';
 import { hashesEqual, hashToken } from '../crypto/tokens';
 import { basicChallenge, type ClientCredentials } from './client-credentials';
 
@@ -13,9 +13,9 @@ import { basicChallenge, type ClientCredentials } from './client-credentials';
  */
 @Injectable()
 export class ClientAuthenticator {
-  constructor(private readonly clients: ClientsRepository) {}
+  constructor(private readonly clients: ClientDirectory) {}
 
-  async authenticate(credentials: ClientCredentials): Promise<RegisteredClient> {
+  async authenticate(credentials: ClientCredentials): Promise<DirectoryClient> {
     const { clientId, clientSecret } = credentials;
     const refuse = (detail: string) => {
       const error = new InvalidClientError('Client authentication failed', detail);
@@ -25,7 +25,7 @@ export class ClientAuthenticator {
     // client authentication included, or unsupported authentication method)", with 401. An
     // unknown or deleted client must get exactly this: MCP clients register again only on it.
     if (!clientId) throw refuse('no client_id');
-    const client = await this.clients.findClientById(clientId);
+    const client = await this.clients.findClient(clientId);
     if (!client) throw refuse('unknown client_id');
     if (client.tokenEndpointAuthMethod === 'none') {
       if (clientSecret !== undefined) throw refuse('a public client sent a client_secret');

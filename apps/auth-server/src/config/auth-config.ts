@@ -1,6 +1,7 @@
 import { operationsConfig, operationsEnv, type OperationsConfig } from '@platform/observability';
 import { z } from 'zod';
 import { ConfigError } from './config-error';
+import { type CimdConfig, loadCimdConfig } from '../client-metadata-documents/cimd-config';
 import { type LimitsConfig, loadLimitsConfig } from './limits-config';
 
 export { ConfigError };
@@ -83,6 +84,8 @@ export interface AuthConfig {
   operations?: OperationsConfig;
   /** Request rate limits, login backoff, clean-up of dead rows (limits-config.ts). */
   limits: LimitsConfig;
+  /** Client ID Metadata Documents: CIMD_* variables (client-metadata-documents/cimd-config.ts). */
+  cimd: CimdConfig;
 }
 
 
@@ -133,6 +136,7 @@ export function loadAuthConfig(env: NodeJS.ProcessEnv = process.env): AuthConfig
     secureCookies: issuer.startsWith('https://'),
     operations: operationsConfig(e),
     limits: loadLimitsConfig(env),
+    cimd: loadCimdConfig(env),
   };
 }
 

@@ -37,7 +37,7 @@ export class DiscoveryService {
       revocation_endpoint_auth_methods_supported: TOKEN_ENDPOINT_AUTH_METHODS,
       introspection_endpoint_auth_methods_supported: ['client_secret_post', 'client_secret_basic'],
       authorization_response_iss_parameter_supported: true,
-      client_id_metadata_document_supported: false,
+      client_id_metadata_document_supported: config.cimd.enabled,
       service_documentation: at(OAUTH_PATHS.serviceDocumentation),
     };
     this.openIdMetadata = {

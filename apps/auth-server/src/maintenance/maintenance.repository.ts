@@ -31,7 +31,8 @@ export class MaintenanceRepository {
       switch (kind) {
         case 'unusedClients': {
           // firstAuthorizedAt is set in the transaction that creates a client's first grant.
-          const where = { firstAuthorizedAt: null, createdAt: { lt: unusedClientsCreatedBefore }, grants: { none: {} } };
+          // Staff integrations wait for their first user as long as staff keep them.
+          const where = { kind: { not: 'integration' }, firstAuthorizedAt: null, createdAt: { lt: unusedClientsCreatedBefore }, grants: { none: {} } };
           const batch = await ids(tx.client.findMany({ where, ...page }));
           return batch.length === 0 ? 0 : (await tx.client.deleteMany({ where: { AND: [where, { id: { in: batch } }] } })).count;
         }

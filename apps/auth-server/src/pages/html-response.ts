@@ -15,12 +15,12 @@ import type { FastifyReply } from 'fastify';
  * - no-referrer: the authorization request (state, code_challenge) stays out of Referer, also
  *   when the browser fetches a logo from another origin.
  */
-export function contentSecurityPolicy(imageSources: readonly string[] = []): string {
+export function contentSecurityPolicy(imageSources: readonly string[] = [], formTargets: readonly string[] = []): string {
   return [
     "default-src 'none'",
     ...(imageSources.length > 0 ? [`img-src ${[...new Set(imageSources)].join(' ')}`] : []),
     "style-src 'unsafe-inline'",
-    "form-action 'self' http://127.0.0.1:* http://localhost:* http://[::1]:*",
+    `form-action 'self' http://127.0.0.1:* http://localhost:* http://[::1]:*${formTargets.map((origin) => ` ${origin}`).join('')}`,
     "frame-ancestors 'none'",
     "base-uri 'none'",
   ].join('; ');
@@ -36,13 +36,20 @@ export const PAGE_SECURITY_HEADERS: Readonly<Record<string, string>> = {
 };
 
 /** The headers of a page that shows images from `imageSources` (CSP source expressions: origins). */
-export function pageSecurityHeaders(imageSources: readonly string[] = []): Readonly<Record<string, string>> {
-  if (imageSources.length === 0) return PAGE_SECURITY_HEADERS;
-  return { ...PAGE_SECURITY_HEADERS, 'content-security-policy': contentSecurityPolicy(imageSources) };
+export function pageSecurityHeaders(imageSources: readonly string[] = [], formTargets: readonly string[] = []): Readonly<Record<string, string>> {
+  if (imageSources.length === 0 && formTargets.length === 0) return PAGE_SECURITY_HEADERS;
+  return { ...PAGE_SECURITY_HEADERS, 'content-security-policy': contentSecurityPolicy(imageSources, formTargets) };
 }
 
-export function sendHtml(reply: FastifyReply, status: number, html: string, imageSources: readonly string[] = []): void {
-  void reply.status(status).headers(pageSecurityHeaders(imageSources)).type('text/html; charset=utf-8').send(html);
+export function sendHtml(
+  reply: FastifyReply,
+  status: number,
+  html: string,
+  imageSources: readonly string[] = [],
+  /** https origins the page's form may end up at (the consent form's redirect to an https redirect_uri). */
+  formTargets: readonly string[] = [],
+): void {
+  void reply.status(status).headers(pageSecurityHeaders(imageSources, formTargets)).type('text/html; charset=utf-8').send(html);
 }
 
 /**

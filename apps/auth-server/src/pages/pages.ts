@@ -54,6 +54,10 @@ export interface ConsentPageData {
   clientName: string;
   /** host:port of the redirect URI, so that the user sees where the code goes. */
   redirectHost: string;
+  /** The client_id URL's host (metadata-document clients): the application's identity. */
+  clientHost?: string;
+  /** Every redirect URI is loopback: the app runs on this computer, whatever its name or site says. */
+  loopbackOnly?: boolean;
   scopes: readonly string[];
   userName: string;
   userEmail: string;
@@ -91,6 +95,8 @@ export function renderConsentPage({ branding = DEFAULT_BRANDING, ...data }: Cons
   return eta.render('@consent', {
     title: `Allow ${data.clientName}`,
     error: undefined,
+    clientHost: undefined,
+    loopbackOnly: false,
     ...data,
     ...layoutData(branding),
     groups: describeScopes(data.scopes),

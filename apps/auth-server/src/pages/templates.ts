@@ -123,6 +123,9 @@ ${HIDDEN_FIELDS}
  */
 export const CONSENT_TEMPLATE = `<% layout('@layout') %>
 <h1><%= it.clientName %> wants to access your account</h1>
+<% if (it.clientHost) { %>
+<p class="lead">Application published by <strong><%= it.clientHost %></strong></p>
+<% } %>
 <div class="account">
 <p>Signed in as <strong><%= it.userName %></strong> (<%= it.userEmail %>)<% if (it.schoolName) { %> at <strong><%= it.schoolName %></strong><% } %>.</p>
 </div>
@@ -138,7 +141,10 @@ export const CONSENT_TEMPLATE = `<% layout('@layout') %>
 <% } %>
 </ul>
 <% } %>
-<p class="note">You will be sent back to <strong><%= it.redirectHost %></strong> on this computer.
+<% if (it.clientHost && it.loopbackOnly) { %>
+<p class="note"><strong>This application runs on your computer.</strong> <%= it.clientHost %> describes it, but any program on this computer could use that description: approve only if you just started this sign-in from it.</p>
+<% } %>
+<p class="note">You will be sent back to <strong><%= it.redirectHost %></strong><% if (!it.clientHost || it.loopbackOnly) { %> on this computer<% } %>.
 The name <strong><%= it.clientName %></strong> is chosen by the application itself: approve only if you started this sign-in.</p>
 <form method="post" action="<%= it.action %>"<% if (it.error) { %> aria-describedby="form-error"<% } %>>
 <input type="hidden" name="_csrf" value="<%= it.csrfToken %>">
@@ -148,6 +154,7 @@ ${HIDDEN_FIELDS}
 <button type="submit" name="decision" value="approve" class="primary">Approve</button>
 </div>
 </form>
+<p class="note"><a href="/oauth/connected-apps">See and disconnect the apps connected to your account</a></p>
 `;
 
 export const ERROR_TEMPLATE = `<% layout('@layout') %>

@@ -9,8 +9,6 @@ import type { AxeResults } from 'axe-core';
 import * as oidc from 'openid-client';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { BrowserLikeAgent } from '../../../../tools/test-support/browser-like-agent';
-import { AppModule } from '../../src/app.module';
-import { ConnectedAppsModule } from '../../src/connected-apps/connected-apps.module';
 import { DEMO_USER, INTROSPECTION_CLIENT, startTestAuthServer, type TestAuthServer } from '../support/test-auth-server';
 
 jest.setTimeout(120_000);
@@ -29,11 +27,6 @@ describeIfChromium('connected apps in Chromium', () => {
   let browser: Browser;
 
   beforeAll(async () => {
-    const register = AppModule.register.bind(AppModule);
-    jest.spyOn(AppModule, 'register').mockImplementation((...args: Parameters<typeof AppModule.register>) => {
-      const module = register(...args);
-      return { ...module, imports: [...(module.imports ?? []), ConnectedAppsModule] };
-    });
     server = await startTestAuthServer();
     browser = await chromium.launch({
       executablePath: CHROMIUM,
@@ -44,8 +37,7 @@ describeIfChromium('connected apps in Chromium', () => {
   });
 
   afterAll(async () => {
-    jest.restoreAllMocks();
-    await browser?.close();
+      await browser?.close();
     await server?.close();
   });
 

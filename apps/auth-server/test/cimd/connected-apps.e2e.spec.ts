@@ -1,14 +1,12 @@
 /**
  * The connected-apps page through the real HTTP server (the auth server as started in
- * production, plus ConnectedAppsModule as AppModule will import it): two code flows by
+ * production): two code flows by
  * openid-client, then the page lists both, Disconnect ends one app's tokens at once, CSRF
  * and sessions are enforced, and sign-out works.
  */
 import * as oidc from 'openid-client';
 import { parse } from 'node-html-parser';
 import { BrowserLikeAgent } from '../../../../tools/test-support/browser-like-agent';
-import { AppModule } from '../../src/app.module';
-import { ConnectedAppsModule } from '../../src/connected-apps/connected-apps.module';
 import { DEMO_USER, INTROSPECTION_CLIENT, startTestAuthServer, type TestAuthServer } from '../support/test-auth-server';
 
 jest.setTimeout(60_000);
@@ -18,17 +16,10 @@ const insecure = { execute: [oidc.allowInsecureRequests] };
 let server: TestAuthServer;
 
 beforeAll(async () => {
-  // What the integration does in app.module.ts: ConnectedAppsModule among AppModule's imports.
-  const register = AppModule.register.bind(AppModule);
-  jest.spyOn(AppModule, 'register').mockImplementation((...args: Parameters<typeof AppModule.register>) => {
-    const module = register(...args);
-    return { ...module, imports: [...(module.imports ?? []), ConnectedAppsModule] };
-  });
   server = await startTestAuthServer();
 });
 
 afterAll(async () => {
-  jest.restoreAllMocks();
   await server?.close();
 });
 

@@ -22,13 +22,13 @@ export class DocumentsController {
     return this.documents.protectedResourceMetadata;
   }
 
-  /** RFC 9728 §3.1: the path-suffixed URL of the `/mcp` resource; the same document (see protected-resource-metadata.ts). */
+  /** RFC 9728 §3.1: the path-suffixed URL of the `{base}/mcp` resource, its own document (see protected-resource-metadata.ts). */
   @Get(RESOURCE_PATHS.protectedResourceMetadataMcp)
   @Header('cache-control', CACHE_FIVE_MINUTES)
   @ApiOperation({ summary: 'Protected resource metadata at the path-aware URL of the MCP endpoint' })
-  @ApiOkResponse({ description: 'The same document as /.well-known/oauth-protected-resource', schema: PROTECTED_RESOURCE_METADATA_SCHEMA })
+  @ApiOkResponse({ description: 'The metadata of the resource {base}/mcp: resource is {base}/mcp, scopes_supported the scopes of the MCP tools', schema: PROTECTED_RESOURCE_METADATA_SCHEMA })
   protectedResourceMetadataForMcp(): ProtectedResourceMetadata {
-    return this.documents.protectedResourceMetadata;
+    return this.documents.mcpProtectedResourceMetadata;
   }
 
   @Get(RESOURCE_PATHS.authGuide)

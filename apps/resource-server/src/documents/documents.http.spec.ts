@@ -4,7 +4,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DocumentsModule } from './documents.module';
-import { buildProtectedResourceMetadata } from './protected-resource-metadata';
+import { buildMcpProtectedResourceMetadata, buildProtectedResourceMetadata } from './protected-resource-metadata';
 import { TEST_OPTIONS } from './test-options';
 
 describe('the documents over HTTP', () => {
@@ -19,17 +19,17 @@ describe('the documents over HTTP', () => {
 
   afterAll(() => app.close());
 
-  it.each(['/.well-known/oauth-protected-resource', '/.well-known/oauth-protected-resource/mcp'])(
-    '%s serves the canonical resource metadata as cacheable JSON',
-    async (url) => {
-      const response = await app.inject({ method: 'GET', url });
-      expect(response.statusCode).toBe(200);
-      expect(response.headers['content-type']).toBe('application/json; charset=utf-8');
-      expect(response.headers['cache-control']).toBe('public, max-age=300');
-      expect(response.json()).toEqual(buildProtectedResourceMetadata(TEST_OPTIONS));
-      expect(response.json().resource).toBe('https://learn.example.com');
-    },
-  );
+  it.each([
+    ['/.well-known/oauth-protected-resource', buildProtectedResourceMetadata(TEST_OPTIONS), 'https://learn.example.com'],
+    ['/.well-known/oauth-protected-resource/mcp', buildMcpProtectedResourceMetadata(TEST_OPTIONS), 'https://learn.example.com/mcp'],
+  ])('%s serves the metadata of its resource as cacheable JSON (RFC 9728 §3.3)', async (url, document, resource) => {
+    const response = await app.inject({ method: 'GET', url });
+    expect(response.statusCode).toBe(200);
+    expect(response.headers['content-type']).toBe('application/json; charset=utf-8');
+    expect(response.headers['cache-control']).toBe('public, max-age=300');
+    expect(response.json()).toEqual(document);
+    expect(response.json().resource).toBe(resource);
+  });
 
   it.each([
     ['/auth.md', 'text/markdown; charset=utf-8', '# Authentication guide'],
