@@ -1,5 +1,6 @@
 import { ALL_SCOPES, SCOPES } from '@platform/scopes';
 import { spawnSync } from 'node:child_process';
+import { MCP_TOOLS, renderMcpToolTable } from '../mcp/tools';
 import { CALLBACK_CHECK, JSON_HELPER, renderAuthGuide, renderScopeTable } from './auth-guide';
 import { TEST_OPTIONS } from './test-options';
 
@@ -66,6 +67,30 @@ describe('the authentication guide (/auth.md)', () => {
     expect(rows).toContain('| `courses:write` | Create, edit and delete courses | Courses and content |');
     expect(rows).toContain('| `openid` | Sign you in and know who you are | Your identity |');
     expect(guide).toContain(renderScopeTable(SCOPES));
+  });
+
+  it('carries the MCP tool table generated from the tool definitions, and the step-up rule', () => {
+    expect(guide).toContain(`\n${renderMcpToolTable()}`);
+    for (const tool of MCP_TOOLS) expect(guide).toContain(`| \`${tool.name}\` |`);
+    expect(guide).toContain('https://learn.example.com/.well-known/oauth-protected-resource/mcp');
+    expect(guide).toMatch(/`tools\/list` shows every tool to every caller/);
+    expect(guide).toContain('error="insufficient_scope"');
+  });
+
+  it('tells client authors what a client ID metadata document must contain', () => {
+    expect(guide).toContain('## Hosted clients: a client ID metadata document');
+    expect(guide).toContain('client_id_metadata_document_supported: true');
+    for (const member of ['client_id', 'client_name', 'redirect_uris', 'token_endpoint_auth_method', 'grant_types']) {
+      expect(guide).toContain(`\`${member}\``);
+    }
+    expect(guide).toMatch(/same origin as\s+the `client_id` URL/);
+    const example = guide.match(/^```json\n(\{\n[\s\S]*?)^```$/m);
+    expect(example).not.toBeNull();
+    expect(JSON.parse(example![1])).toMatchObject({ token_endpoint_auth_method: 'none', redirect_uris: ['https://app.example.com/oauth/callback'] });
+  });
+
+  it('links the connected-apps page of the issuer', () => {
+    expect(guide).toContain('[https://learn.example.com/oauth/connected-apps](https://learn.example.com/oauth/connected-apps)');
   });
 
   describe('the walkthrough is runnable as written', () => {

@@ -1,4 +1,5 @@
 import { SCOPE_GROUPS } from '@platform/scopes';
+import { renderMcpToolTable } from '../mcp/tools';
 import {
   AUTHORIZATION_SERVER_PATHS as AS,
   DEFAULT_RESOURCE_NAME,
@@ -94,7 +95,7 @@ does the same):
 \`\`\`bash
 ${JSON_HELPER}
 curl -s -w '\\n' ${base}${RS.protectedResourceMetadata}
-# the same document, at the path-aware URL MCP clients try first:
+# the MCP endpoint's own document (RFC 9728 §3.1): resource ${base}${RS.mcp}, the scopes its tools use
 curl -s -w '\\n' ${base}${RS.protectedResourceMetadataMcp}
 ISSUER=$(curl -s ${base}${RS.protectedResourceMetadata} | json authorization_servers.0)
 echo "$ISSUER"
@@ -238,7 +239,7 @@ with the scopes it requires, is in [${base}${RS.openApi}](${base}${RS.openApi}).
 Some read routes also serve callers without a token: the public view (published courses, public events…)
 of the school named by \`?school=<id>\`, or of the platform's default school. A caller that does send a
 token still needs the route's scopes, and with a token only the token's own school is reachable. The MCP endpoint \`${base}${RS.mcp}\` serves public catalog
-reads without a token.
+reads without a token, and the school's private tools with one (see [MCP](#mcp) below).
 
 ## 7. Refresh
 
@@ -273,6 +274,65 @@ Revocation (RFC 7009) answers 200 whether or not the token was known. Revoking a
 grant, the current one or one already rotated out, ends the whole grant, its access tokens included;
 revoking an access token ends that token only. Confidential clients add \`-d client_secret=...\` here and
 at the token endpoint.
+
+## MCP
+
+\`${base}${RS.mcp}\` is a Model Context Protocol server (Streamable HTTP, stateless, POST only). It serves the
+protocol revision 2026-07-28 (no \`initialize\`; \`_meta\` and the \`Mcp-Method\`/\`Mcp-Name\` headers on every
+request) and 2025-11-25, 2025-06-18 and 2025-03-26 (\`initialize\` first, no session id). Its protected resource
+metadata is \`${base}${RS.protectedResourceMetadataMcp}\`: \`resource\` is \`${base}${RS.mcp}\` and \`scopes_supported\`
+lists the scopes its tools use.
+
+- Without a token, the public catalog tools work. A token sent to \`${RS.mcp}\` must be valid and meant for it (its
+  audience \`${base}\` or \`${base}${RS.mcp}\`), otherwise \`401\` \`invalid_token\` with the \`resource_metadata\` above.
+  A token whose audience is \`${base}${RS.mcp}\` serves \`${RS.mcp}\` only; one for \`${base}\` serves the API and \`${RS.mcp}\`.
+- \`tools/list\` shows every tool to every caller; each private tool's description names the scopes it needs.
+- Step-up: calling a tool whose scopes the token lacks is answered \`403\` with
+  \`WWW-Authenticate: Bearer error="insufficient_scope", ..., scope="<every scope the call needs>", resource_metadata="..."\`
+  (\`401\` with \`scope=\` without a token). Authorize again with the scopes you hold plus those, then retry the call.
+  A refresh cannot add scopes (RFC 6749 §6).
+
+${renderMcpToolTable()}
+## Hosted clients: a client ID metadata document
+
+A hosted client (an https callback) does not register: its \`client_id\` is the https URL of a JSON document that
+describes it (OAuth Client ID Metadata Documents; the authorization server metadata says
+\`client_id_metadata_document_supported: true\`). The consent page shows the host of that URL. The document:
+
+- is served at an \`https\` URL with a path, no fragment, no userinfo, no \`.\`/\`..\` segments, in normalized form, at
+  most 255 characters; with \`200\`, \`Content-Type: application/json\`, at most 5 KB, within 3 seconds, without
+  redirects (a redirect is refused, not followed), from a public address (never loopback, private, link-local or
+  other special-use addresses);
+- has \`client_id\` equal to that URL character for character, a \`client_name\` (1 to 200 characters), and 1 to 20
+  \`redirect_uris\`, each \`http\` on a loopback host (any port at authorization) or \`https\` on the same origin as
+  the \`client_id\` URL (anything else on http or https makes the document invalid; private-use schemes are ignored);
+- uses \`token_endpoint_auth_method\` \`none\` (the default): a \`client_secret*\` method, \`private_key_jwt\` or a
+  \`client_secret\` member makes it invalid. \`grant_types\`, if present, includes \`authorization_code\`
+  (\`refresh_token\` for refresh tokens; others are ignored) and \`response_types\`, if present, \`code\`; \`scope\`
+  is the default scope of requests without one; other members are ignored.
+
+\`\`\`json
+{
+  "client_id": "https://app.example.com/oauth/client-metadata.json",
+  "client_name": "Example Agent",
+  "redirect_uris": ["https://app.example.com/oauth/callback"],
+  "grant_types": ["authorization_code", "refresh_token"],
+  "response_types": ["code"],
+  "token_endpoint_auth_method": "none"
+}
+\`\`\`
+
+The authorization request's \`redirect_uri\` must be one of the document's (https exactly; loopback exactly except the
+port). The document is cached for its HTTP freshness lifetime, between 60 seconds and 24 hours by default; a failed
+fetch or an invalid document is never cached, and ends the request with a clear reason (an error page at the
+authorization endpoint, \`401 invalid_client\` at the token and revocation endpoints). Everything else (PKCE,
+refresh, revocation) is as for a registered public client. Services that cannot publish a document get a registered
+integration from the platform's support.
+
+## Connected apps
+
+Users see every application connected to their account, with the scopes it holds, and disconnect any of them at
+[${at('/oauth/connected-apps')}](${at('/oauth/connected-apps')}): disconnecting ends its grants and all its tokens at once.
 
 ## Scopes
 

@@ -18,16 +18,16 @@ export function renderLlmsTxt(options: DocumentsOptions): string {
 
 > The course platform's API for schools: courses and curricula, lecturers, events, posts, students,
 > memberships and sales. A REST API under ${base}${RS.api} protected by OAuth 2.0 access tokens, and an
-> MCP server (Streamable HTTP) with public catalog tools.
+> MCP server (Streamable HTTP): public catalog tools, and the school's private tools with a token.
 
 Tokens come from the authorization server ${options.issuer} through the authorization code flow with
-PKCE; clients register themselves. One token, issued for the resource ${base}, serves the API and the
-MCP endpoint.
+PKCE; clients register themselves, or use the https URL of a client ID metadata document as their
+client_id. One token, issued for the resource ${base}, serves the API and the MCP endpoint.
 
 ## Docs
 
 ${[
-  link('Authentication guide', `${base}${RS.authGuide}`, 'register a client, PKCE, authorize, tokens, call the API, refresh, revoke; the scope table'),
+  link('Authentication guide', `${base}${RS.authGuide}`, 'register a client, PKCE, authorize, tokens, call the API, refresh, revoke; MCP tools and step-up; client ID metadata documents; the scope table'),
   link('OpenAPI document', `${base}${RS.openApi}`, 'every API operation with the OAuth scopes it requires (OpenAPI 3.0)'),
   link('Pricing', `${base}${RS.pricing}`, 'plans, limits and API rate limits'),
 ].join('\n')}
@@ -36,14 +36,14 @@ ${[
 
 ${[
   link('REST API', `${base}${RS.api}`, 'the API base URL; send `Authorization: Bearer <token>`'),
-  link('MCP endpoint', `${base}${RS.mcp}`, 'Model Context Protocol server over Streamable HTTP (POST JSON-RPC); public catalog tools, no token needed'),
+  link('MCP endpoint', `${base}${RS.mcp}`, 'Model Context Protocol server over Streamable HTTP (POST JSON-RPC), revisions 2026-07-28 and 2025-03-26 to 2025-11-25; public catalog tools without a token, private tools by scope with one'),
 ].join('\n')}
 
 ## Discovery
 
 ${[
   link('Protected resource metadata', `${base}${RS.protectedResourceMetadata}`, 'RFC 9728: the resource, its authorization server and scopes'),
-  link('Protected resource metadata for MCP', `${base}${RS.protectedResourceMetadataMcp}`, 'the same document at the path-aware URL MCP clients try first'),
+  link('Protected resource metadata for MCP', `${base}${RS.protectedResourceMetadataMcp}`, 'RFC 9728 document of the resource ${base}${RS.mcp}: the scopes its tools use'),
   link('Authorization server metadata', `${options.issuer}${AS.authorizationServerMetadata}`, 'RFC 8414: every OAuth endpoint'),
 ].join('\n')}
 `;

@@ -30,6 +30,10 @@ const stringArray = (description: string, items: SchemaObject = { type: 'string'
 });
 const uri = (description: string): SchemaObject => string(description, { format: 'uri' });
 
+/** A registered client's id, or the https URL of its client ID metadata document (CIMD). */
+const CLIENT_ID_DESCRIPTION =
+  'From registration, or an https URL serving the client’s metadata document (Client ID Metadata Documents; see client_id_metadata_document_supported)';
+
 const NO_STORE: ResponseObject['headers'] = {
   'Cache-Control': { description: 'RFC 6749 §5.1: `no-store`', schema: { type: 'string', example: 'no-store' } },
 };
@@ -82,9 +86,10 @@ export const OAUTH_SCHEMAS: Record<string, SchemaObject> = {
       }),
       grant_types: stringArray('Default: both', { type: 'string', enum: ['authorization_code', 'refresh_token'] }),
       response_types: stringArray('Default: ["code"]', { type: 'string', enum: ['code'] }),
-      scope: string('Space-separated scopes the client may request; default: every scope', {
-        example: 'openid profile courses:read',
-      }),
+      scope: string(
+        'Space-separated scopes: the default of authorization requests that send no scope (RFC 6749 §3.3), not a limit (a client may ask for more later; the user’s consent decides). Without it, such requests ask for the least-privilege default `openid profile`. `offline_access` is accepted.',
+        { example: 'openid profile courses:read' },
+      ),
     },
   },
   ClientRegistrationResponse: {
@@ -98,7 +103,6 @@ export const OAUTH_SCHEMAS: Record<string, SchemaObject> = {
       'token_endpoint_auth_method',
       'grant_types',
       'response_types',
-      'scope',
     ],
     properties: {
       client_id: string('The new client identifier'),
@@ -111,7 +115,7 @@ export const OAUTH_SCHEMAS: Record<string, SchemaObject> = {
       token_endpoint_auth_method: string('As registered', { enum: ['none', 'client_secret_basic', 'client_secret_post'] }),
       grant_types: stringArray('As registered', { type: 'string', enum: ['authorization_code', 'refresh_token'] }),
       response_types: stringArray('As registered', { type: 'string', enum: ['code'] }),
-      scope: string('The scopes the client may request'),
+      scope: string('The registered default scope; absent when none was registered'),
     },
   },
   AuthorizationCodeTokenRequest: {
@@ -127,19 +131,20 @@ export const OAUTH_SCHEMAS: Record<string, SchemaObject> = {
         maxLength: 128,
         pattern: '^[A-Za-z0-9._~-]{43,128}$',
       }),
-      client_id: string('The client'),
+      client_id: string(CLIENT_ID_DESCRIPTION),
       client_secret: string('Confidential clients, unless they send HTTP Basic (client_secret_basic) instead; never both'),
       resource: uri('Optional (RFC 8707); must be the API or a URI under it (the audience was fixed at authorization)'),
     },
   },
   RefreshTokenRequest: {
     type: 'object',
-    description: 'RFC 6749 §6. The refresh token rotates: the answer carries a new one, and the one sent stops working.',
+    description:
+      'RFC 6749 §6. The refresh token rotates: the answer carries a new one, and the one sent is retired. Within REFRESH_REUSE_GRACE_SECONDS (30 s by default) after a rotation, the token just rotated out still gets a new token pair of the same grant (parallel refreshes of one client); presented later, it revokes the whole grant (RFC 9700 §4.14.2).',
     required: ['grant_type', 'refresh_token', 'client_id'],
     properties: {
       grant_type: string('The grant', { enum: ['refresh_token'] }),
-      refresh_token: string('The newest refresh token of the grant; an older one revokes the grant (RFC 9700 §4.14.2)'),
-      client_id: string('The client'),
+      refresh_token: string('The newest refresh token of the grant; an older one is answered only within the reuse window, and revokes the grant after it'),
+      client_id: string(CLIENT_ID_DESCRIPTION),
       client_secret: string('Confidential clients, unless they send HTTP Basic (client_secret_basic) instead; never both'),
       scope: string('Optional narrower scope for the new access token only'),
       resource: uri('Optional (RFC 8707); must be the API or a URI under it'),
@@ -173,9 +178,9 @@ export const OAUTH_SCHEMAS: Record<string, SchemaObject> = {
     description: 'RFC 7009 §2.1.',
     required: ['token', 'client_id'],
     properties: {
-      token: string('An access or refresh token of this client'),
+      token: string('An access or refresh token of this client; any refresh token of a grant, current or already rotated out, ends the whole grant'),
       token_type_hint: string('Optional hint: access_token or refresh_token; other values are ignored'),
-      client_id: string('The client the token was issued to'),
+      client_id: string(CLIENT_ID_DESCRIPTION),
       client_secret: string('Confidential clients, unless they send HTTP Basic (client_secret_basic) instead; never both'),
     },
   },
@@ -233,16 +238,19 @@ export const OAUTH_SCHEMAS: Record<string, SchemaObject> = {
       revocation_endpoint: uri('POST /api/oauth/revoke'),
       userinfo_endpoint: uri('GET or POST /api/oauth/userinfo'),
       jwks_uri: uri('The signing keys'),
-      scopes_supported: stringArray('Every scope'),
+      scopes_supported: stringArray('Every scope of the catalogue, then offline_access (OpenID Connect Core §11)'),
       response_types_supported: stringArray('["code"]'),
       response_modes_supported: stringArray('["query"]'),
       grant_types_supported: stringArray('authorization_code, refresh_token'),
       code_challenge_methods_supported: stringArray('["S256"]'),
-      token_endpoint_auth_methods_supported: stringArray('none, client_secret_post'),
-      revocation_endpoint_auth_methods_supported: stringArray('none, client_secret_post'),
+      token_endpoint_auth_methods_supported: stringArray('none, client_secret_basic, client_secret_post'),
+      revocation_endpoint_auth_methods_supported: stringArray('none, client_secret_basic, client_secret_post'),
       introspection_endpoint_auth_methods_supported: stringArray('client_secret_post, client_secret_basic'),
       authorization_response_iss_parameter_supported: { type: 'boolean', description: 'RFC 9207: true' },
-      client_id_metadata_document_supported: { type: 'boolean', description: 'false' },
+      client_id_metadata_document_supported: {
+        type: 'boolean',
+        description: 'true: an https URL serving a client ID metadata document may be used as client_id without registration (CIMD_ENABLED)',
+      },
       service_documentation: uri('The authentication guide'),
     },
   },
@@ -255,6 +263,10 @@ export const OAUTH_SCHEMAS: Record<string, SchemaObject> = {
         properties: {
           id_token_signing_alg_values_supported: stringArray('["RS256"]'),
           subject_types_supported: stringArray('["public"]'),
+          request_uri_parameter_supported: {
+            type: 'boolean',
+            description: 'false: request_uri is not supported (OpenID Connect Discovery §3: omitted would mean true)',
+          },
           claims_supported: stringArray('The claims of ID tokens and userinfo'),
         },
       },
@@ -288,19 +300,21 @@ const error = (description: string): ResponseObject => json(description, ref('OA
 
 const authorizationParameters: ParameterObject[] = [
   { name: 'response_type', in: 'query', required: true, schema: { type: 'string', enum: ['code'] }, description: 'Only `code`' },
-  { name: 'client_id', in: 'query', required: true, schema: { type: 'string' }, description: 'From registration' },
+  { name: 'client_id', in: 'query', required: true, schema: { type: 'string' }, description: CLIENT_ID_DESCRIPTION },
   {
     name: 'redirect_uri',
     in: 'query',
     required: true,
     schema: { type: 'string', format: 'uri' },
-    description: 'A registered loopback redirect URI (the port may differ)',
+    description:
+      'A registered loopback redirect URI (the port may differ), one of a metadata document’s redirect_uris (https exactly, loopback except the port), or an integration’s exact https URI',
   },
   {
     name: 'scope',
     in: 'query',
     schema: { type: 'string' },
-    description: 'Space-separated scopes; default: the client’s registered scopes',
+    description:
+      'Space-separated scopes; omitted: the client’s registered default scope, else `openid profile`. Registered scopes are no ceiling (step-up asks for more); offline_access is accepted',
     example: 'openid profile courses:read',
   },
   { name: 'state', in: 'query', schema: { type: 'string', maxLength: 2000 }, description: 'Returned unchanged on the redirect; use it against CSRF' },
@@ -335,12 +349,20 @@ const authorizeResponses: OperationObject['responses'] = {
     headers: { Location: { description: 'The redirect URI with the response parameters', schema: { type: 'string', format: 'uri' } } },
   },
   '400': {
-    description: 'An unknown client or a redirect URI that is not registered: an HTML error page, never a redirect',
+    description:
+      'An unknown client, a client ID metadata document that cannot be fetched or is invalid, or a redirect URI that is not registered: an HTML error page, never a redirect',
     content: { 'text/html': { schema: { type: 'string' } } },
   },
 };
 
-const unauthorizedClient = error('`invalid_client`: client authentication failed');
+const unauthorizedClient = error('`invalid_client`: client authentication failed (also an unknown, removed or disabled client, or a refused client ID metadata document)');
+
+/**
+ * Browser-based clients: these endpoints answer CORS from any origin without credentials
+ * (apps/auth-server/src/cors/cors-policy.ts); never the authorization endpoint nor introspection.
+ */
+const CORS_NOTE =
+  'CORS: any origin, without credentials (`Access-Control-Allow-Origin: *`; preflight for GET, HEAD, POST with Authorization, Content-Type, MCP-Protocol-Version; WWW-Authenticate and Retry-After exposed).';
 
 /** Paths relative to the issuer. */
 export function authorizationServerPaths(): Record<string, PathItemObject> {
@@ -351,6 +373,7 @@ export function authorizationServerPaths(): Record<string, PathItemObject> {
         tags,
         operationId: 'oauth_register',
         summary: 'Register a client (RFC 7591)',
+        description: `Loopback redirect URIs only; hosted clients use a client ID metadata document as client_id instead. ${CORS_NOTE}`,
         security: [],
         requestBody: { required: true, content: { [JSON_TYPE]: { schema: ref('ClientRegistrationRequest') } } },
         responses: {
@@ -396,6 +419,7 @@ export function authorizationServerPaths(): Record<string, PathItemObject> {
         tags,
         operationId: 'oauth_token',
         summary: 'Token endpoint: authorization_code and refresh_token grants (RFC 6749 §4.1.3, §6)',
+        description: CORS_NOTE,
         // Public clients send client_id alone; confidential ones HTTP Basic or client_secret in the body.
         security: [{ clientBasic: [] }, {}],
         requestBody: formBody(ref('TokenRequest')),
@@ -410,7 +434,8 @@ export function authorizationServerPaths(): Record<string, PathItemObject> {
       post: {
         tags,
         operationId: 'oauth_revoke',
-        summary: 'Revoke a token (RFC 7009); a refresh token ends its whole grant',
+        summary: 'Revoke a token (RFC 7009); any refresh token of a grant, current or rotated out, ends the whole grant',
+        description: CORS_NOTE,
         // Public clients send client_id alone; confidential ones HTTP Basic or client_secret in the body.
         security: [{ clientBasic: [] }, {}],
         requestBody: formBody(ref('RevocationRequest')),
@@ -449,6 +474,7 @@ export function authorizationServerPaths(): Record<string, PathItemObject> {
       tags,
       operationId,
       summary: 'The signed-in user (OpenID Connect Core §5.3); needs the openid scope',
+      description: `200 on GET and POST. ${CORS_NOTE}`,
       security: [{ [OAUTH2_SCHEME]: ['openid'] }],
       responses: {
         '200': json('Claims, by the scopes granted', ref('UserInfoResponse'), NO_STORE),
@@ -459,7 +485,7 @@ export function authorizationServerPaths(): Record<string, PathItemObject> {
   }
 
   function wellKnown(operationId: string, summary: string, schema: string): PathItemObject {
-    return { get: { tags, operationId, summary, security: [], responses: { '200': json(summary, ref(schema)) } } };
+    return { get: { tags, operationId, summary, description: CORS_NOTE, security: [], responses: { '200': json(summary, ref(schema)) } } };
   }
 }
 

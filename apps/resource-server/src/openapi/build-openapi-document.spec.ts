@@ -8,6 +8,7 @@ import { ALL_SCOPES, SCOPES } from '@platform/scopes';
 import { execFileSync } from 'node:child_process';
 import { DocumentsModule } from '../documents/documents.module';
 import { TEST_OPTIONS } from '../documents/test-options';
+import { OAUTH_SCHEMAS } from './authorization-server-paths';
 import { buildOpenApiDocument } from './build-openapi-document';
 import { OpenApiModule, publishOpenApiDocument } from './openapi.module';
 import type { OpenApiOptions } from './openapi-options';
@@ -258,5 +259,29 @@ describe('the OpenAPI builder refuses to guess', () => {
     const app = await createApp(TwinsModule);
     expect(() => buildOpenApiDocument(app, OPTIONS)).toThrow(/maps to several controller methods with different security/);
     await app.close();
+  });
+});
+
+describe('the authorization server schemas say what the server does', () => {
+  const schemas = OAUTH_SCHEMAS;
+  const properties = (name: string) => schemas[name].properties as Record<string, { description?: string; type?: string }>;
+
+  it('registration: scope is a default, not a ceiling, and the answer has it only when registered', () => {
+    expect(properties('ClientRegistrationRequest')['scope'].description).toMatch(/default .*not a limit/);
+    expect(properties('ClientRegistrationRequest')['scope'].description).toContain('`openid profile`');
+    expect(schemas['ClientRegistrationResponse'].required).not.toContain('scope');
+  });
+
+  it('refresh: the reuse window of a rotated refresh token', () => {
+    expect(schemas['RefreshTokenRequest'].description).toContain('REFRESH_REUSE_GRACE_SECONDS');
+  });
+
+  it('discovery: CIMD supported, request_uri not, every client authentication method', () => {
+    const metadata = properties('AuthorizationServerMetadata');
+    expect(metadata['client_id_metadata_document_supported'].description).toMatch(/^true/);
+    expect(metadata['token_endpoint_auth_methods_supported'].description).toBe('none, client_secret_basic, client_secret_post');
+    const openId = (schemas['OpenIdProviderMetadata'].allOf?.[1] as { properties: Record<string, { description: string }> }).properties;
+    expect(openId['request_uri_parameter_supported'].description).toMatch(/^false/);
+    expect(properties('AuthorizationCodeTokenRequest')['client_id'].description).toContain('https URL');
   });
 });
