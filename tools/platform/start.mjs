@@ -77,7 +77,10 @@ async function startServices(services, secret) {
   });
   state.services.push(...children);
   relayEventBus(children);
-  await Promise.all(children.map((child, i) => waitUntilListening(child, '127.0.0.1', portOf(services[i]))));
+  // Each service says so once listen() has returned, after its own start-up log lines.
+  await Promise.all(
+    children.flatMap((child, i) => [waitUntilListening(child, '127.0.0.1', portOf(services[i])), waitForMessage(child, 'listening')]),
+  );
 }
 
 async function startGateway(services) {

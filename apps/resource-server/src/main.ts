@@ -6,6 +6,8 @@ import { ConfigError, loadResourceConfig } from './config/resource-config';
 async function main(): Promise<void> {
   const config = loadResourceConfig();
   const app = await startResourceServer(config);
+  // To the launcher: listening, and everything about starting is logged (its banner comes last).
+  process.send?.({ type: 'listening' });
   // SIGTERM/SIGINT close the app through Nest's shutdown hooks (bootstrap); this bounds how long.
   installShutdownDeadline(config.operations.shutdownTimeoutMs);
   // Forked by the launcher (npm start): end with it, even when it was killed outright.
