@@ -13,8 +13,11 @@ export interface RunningPlatform {
   stop(): Promise<void>;
 }
 
-/** Builds the services and starts them with the launcher of `npm start`, on free ports. */
-export async function startPlatform(): Promise<RunningPlatform> {
+/**
+ * Builds the services and starts them with the launcher of `npm start`, on free ports.
+ * `extraEnv` is added to the services' environment last (test-only settings of the caller).
+ */
+export async function startPlatform(extraEnv: NodeJS.ProcessEnv = {}): Promise<RunningPlatform> {
   build();
   const [port, authPort, resourcePort] = await Promise.all([freePort(), freePort(), freePort()]);
   const dataDir = mkdtempSync(join(tmpdir(), 'platform-e2e-'));
@@ -38,6 +41,7 @@ export async function startPlatform(): Promise<RunningPlatform> {
     // The fuzzer signs in with wrong passwords too: the demo account must not end up locked for the other suites.
     LOGIN_FREE_FAILURES_PER_ACCOUNT: '100000',
     ...databases.env,
+    ...extraEnv,
   };
   const child = spawn(process.execPath, [join(root, 'tools/platform/start.mjs'), '--no-build'], {
     cwd: root,
