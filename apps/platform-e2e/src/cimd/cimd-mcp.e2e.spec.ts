@@ -4,7 +4,8 @@
  * given `clientMetadataUrl`, sees `client_id_metadata_document_supported: true`, uses the URL as
  * its client_id (no registration), gets the person's consent on the real pages (which name the
  * client's host), calls a private tool at /mcp, refreshes, and after revocation its access token
- * gets 401 at /mcp.
+ * gets 401 at /mcp. A second client, whose only redirect is loopback (VS Code's shape, with a
+ * grant type the server ignores), is warned about on the consent page and completes too.
  *
  * The document is served over TLS by a local https server (127.0.0.1) whose certificate comes
  * from a test CA made by the global setup; only the platform started by the global setup trusts
@@ -20,6 +21,7 @@ import {
   type AuthorizationServerMetadata,
 } from '@modelcontextprotocol/client';
 import { loadTestTls, TlsDocumentServer, type TestTls } from '../../../../tools/test-support/test-tls';
+import { MCP_REDIRECT_URI } from '../mcp/form-walker-provider';
 import { CIMD_TLS_DIR_VARIABLE } from '../support/global-setup';
 import { baseUrl } from '../support/platform';
 import { MetadataDocumentProvider, WatchfulPerson } from './cimd-provider';
@@ -174,5 +176,51 @@ describeWithTestCa('an MCP client identified by its metadata document URL (CIMD)
     const page = await fetch(`${metadata().authorization_endpoint}?${query}`, { redirect: 'manual' });
     expect(page.status).toBe(400);
     expect(page.headers.get('location')).toBeNull();
+  });
+});
+
+describeWithTestCa('a CIMD client whose only redirects are loopback (VS Code shape), through the origin', () => {
+  let tls: TestTls;
+  let site: TlsDocumentServer;
+  let provider: MetadataDocumentProvider;
+  let person: WatchfulPerson;
+  let transport: StreamableHTTPClientTransport;
+  const client = new Client({ name: 'e2e-cimd-loopback', version: '1.0.0' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } });
+
+  beforeAll(async () => {
+    tls = loadTestTls(tlsDir as string);
+    site = await new TlsDocumentServer(tls, '127.0.0.1').start();
+    const clientId = site.json('/oauth/client-metadata.json', (url: string) => ({
+      client_id: url,
+      client_name: 'e2e desktop editor',
+      redirect_uris: [MCP_REDIRECT_URI],
+      // Listed by VS Code; this server does not support it and ignores it.
+      grant_types: ['authorization_code', 'refresh_token', 'urn:ietf:params:oauth:grant-type:device_code'],
+      response_types: ['code'],
+      token_endpoint_auth_method: 'none',
+      application_type: 'native',
+    }));
+    person = new WatchfulPerson();
+    provider = new MetadataDocumentProvider(person, 'e2e desktop editor', clientId, MCP_REDIRECT_URI);
+    transport = new StreamableHTTPClientTransport(mcpUrl(), { authProvider: provider });
+  });
+
+  afterAll(async () => {
+    await client.close();
+    await site?.stop();
+  });
+
+  it('consent warns that the app runs on this computer; the flow completes with a loopback callback', async () => {
+    await client.connect(transport);
+    await expect(client.callTool({ name: 'list_students', arguments: {} })).rejects.toThrow(UnauthorizedError);
+    const consentPage = person.consentPages.at(-1) ?? '';
+    expect(consentPage).toContain(`Application published by <strong>127.0.0.1:${site.port}</strong>`);
+    expect(consentPage).toContain('This application runs on your computer');
+
+    const callback = provider.takeCallback();
+    expect(`${callback.origin}${callback.pathname}`).toBe(MCP_REDIRECT_URI);
+    await transport.finishAuth(callback.searchParams);
+    const students = await client.callTool({ name: 'list_students', arguments: { limit: 1 } });
+    expect(students.isError).toBeFalsy();
   });
 });
