@@ -84,9 +84,8 @@ describe('the authentication guide (/auth.md)', () => {
       expect(guide).toContain(`\`${member}\``);
     }
     expect(guide).toMatch(/same origin as\s+the `client_id` URL/);
-    const example = guide.match(/^```json\n(\{\n[\s\S]*?)^```$/m);
-    expect(example).not.toBeNull();
-    expect(JSON.parse(example![1])).toMatchObject({ token_endpoint_auth_method: 'none', redirect_uris: ['https://app.example.com/oauth/callback'] });
+    const example = guide.match(/^```json\n(\{\n[\s\S]*?)^```$/m)?.[1] ?? '';
+    expect(JSON.parse(example)).toMatchObject({ token_endpoint_auth_method: 'none', redirect_uris: ['https://app.example.com/oauth/callback'] });
   });
 
   it('links the connected-apps page of the issuer', () => {
