@@ -36,5 +36,7 @@ describe('/llms.txt', () => {
       ]),
     );
     expect(text).toMatch(/\[MCP endpoint\]\(https:\/\/learn\.example\.com\/mcp\): .*Streamable HTTP/);
+    expect(text).toMatch(/\[MCP endpoint\]\([^)]+\): .*private tools by scope/);
+    expect(text).toMatch(/\[Protected resource metadata for MCP\]\([^)]+\): RFC 9728 document of the resource https:\/\/learn\.example\.com\/mcp/);
   });
 });
