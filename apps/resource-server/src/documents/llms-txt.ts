@@ -43,7 +43,7 @@ ${[
 
 ${[
   link('Protected resource metadata', `${base}${RS.protectedResourceMetadata}`, 'RFC 9728: the resource, its authorization server and scopes'),
-  link('Protected resource metadata for MCP', `${base}${RS.protectedResourceMetadataMcp}`, 'RFC 9728 document of the resource ${base}${RS.mcp}: the scopes its tools use'),
+  link('Protected resource metadata for MCP', `${base}${RS.protectedResourceMetadataMcp}`, `RFC 9728 document of the resource ${base}${RS.mcp}: the scopes its tools use`),
   link('Authorization server metadata', `${options.issuer}${AS.authorizationServerMetadata}`, 'RFC 8414: every OAuth endpoint'),
 ].join('\n')}
 `;
