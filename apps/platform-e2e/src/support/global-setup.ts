@@ -16,13 +16,14 @@ export const CIMD_TLS_DIR_VARIABLE = 'E2E_CIMD_TLS_DIR';
  * - a test certificate authority, made before the platform starts: the auth server trusts it
  *   for client ID metadata documents (CIMD_EXTRA_CA_FILE) and may fetch them from loopback
  *   (CIMD_ALLOW_SPECIAL_USE_HOSTS); both are refused when NODE_ENV=production;
- * - a 5 s refresh-token reuse window, so the suite that waits past it waits ~6 s, not ~31 s.
+ * - a 5 s refresh-token reuse window (unless the caller sets one), so the suite that waits past
+ *   it waits ~6 s, not ~31 s.
  */
 export default async function globalSetup(): Promise<void> {
   if (process.env['E2E_BASE_URL']) return;
   const tls = createTestTls(['127.0.0.1', 'localhost']);
   const testEnv = {
-    REFRESH_REUSE_GRACE_SECONDS: '5',
+    REFRESH_REUSE_GRACE_SECONDS: process.env['REFRESH_REUSE_GRACE_SECONDS'] ?? '5',
     CIMD_ALLOW_SPECIAL_USE_HOSTS: 'true',
     CIMD_EXTRA_CA_FILE: tls.caFile,
     [CIMD_TLS_DIR_VARIABLE]: tls.dir,
