@@ -1,4 +1,5 @@
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { randomBytes, timingSafeEqual } from 'node:crypto';
+import { accessTokenKey } from '@platform/contracts';
 
 /** 256 bits from the CSPRNG, base64url: access and refresh tokens, codes, secrets, session ids. */
 export function generateOpaqueToken(): string {
@@ -8,12 +9,11 @@ export function generateOpaqueToken(): string {
 /**
  * Tokens, codes, client secrets and session ids are 256-bit random values, so a plain
  * SHA-256 is a sufficient one-way storage form: there is nothing to brute-force.
- * (Passwords, which are low-entropy, use argon2id instead.) The same hash keys the
- * resource servers' introspection caches and the revocation events.
+ * (Passwords, which are low-entropy, use argon2id instead.) It is the very function the
+ * resource servers key their introspection caches by and revocation events carry
+ * (libs/contracts accessTokenKey): one implementation, or revocations stop evicting.
  */
-export function hashToken(token: string): string {
-  return createHash('sha256').update(token, 'utf8').digest('base64url');
-}
+export const hashToken: (token: string) => string = accessTokenKey;
 
 /** Constant-time comparison of two hashes produced by hashToken. */
 export function hashesEqual(a: string, b: string): boolean {
