@@ -1,7 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import { namedClientId } from './rate-limits';
 
-const request = (headers: Record<string, string>, body?: unknown) => ({ headers, body }) as FastifyRequest;
+const request = (headers: Record<string, string>, body?: unknown, ip = '203.0.113.7') => ({ headers, body, ip }) as FastifyRequest;
 const basic = (id: string, secret: string) => `Basic ${Buffer.from(`${id}:${secret}`).toString('base64')}`;
 
 describe('namedClientId (the key of the per-client token limit)', () => {
@@ -16,5 +16,17 @@ describe('namedClientId (the key of the per-client token limit)', () => {
     expect(namedClientId(request({}, undefined))).toBeUndefined();
     expect(namedClientId(request({}, { client_id: ['x', 'y'] }))).toBeUndefined();
     expect(namedClientId(request({ authorization: 'Basic !!!' }, { client_id: 'x' }))).toBeUndefined();
+  });
+});
+
+describe('namedClientId for a client_id URL (Client ID Metadata Documents)', () => {
+  it('counts per host and caller address: a public client_id shared by every user cannot be locked by one caller', () => {
+    const claude = 'https://claude.ai/oauth/mcp-oauth-client-metadata';
+    expect(namedClientId(request({}, { client_id: claude }, '198.51.100.1'))).toBe('claude.ai 198.51.100.1');
+    expect(namedClientId(request({}, { client_id: claude }, '198.51.100.2'))).toBe('claude.ai 198.51.100.2');
+    // Another document URL of the same host from the same caller shares the budget.
+    expect(namedClientId(request({}, { client_id: 'https://claude.ai/other/metadata.json' }, '198.51.100.1'))).toBe('claude.ai 198.51.100.1');
+    // IPv6 callers count per /64, as the per-address limits do.
+    expect(namedClientId(request({}, { client_id: claude }, '2001:db8:1:2::5'))).toBe('claude.ai 2001:db8:1:2::/64');
   });
 });

@@ -1,5 +1,5 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { type RateLimitStore, oauthRateLimitRules, registerRateLimits } from '@platform/rate-limits';
+import { type RateLimitStore, addressBucket, oauthRateLimitRules, registerRateLimits } from '@platform/rate-limits';
 import type { FastifyRequest } from 'fastify';
 import { clientIdHost } from '../client-metadata-documents/client-id-url';
 import { readClientCredentials } from '../client-auth/client-credentials';
@@ -29,8 +29,12 @@ export async function registerAuthServerLimits(app: NestFastifyApplication, conf
 export function namedClientId(request: FastifyRequest): string | undefined {
   try {
     const clientId = readClientCredentials(FormParams.from(request.body), request.headers.authorization).clientId;
-    // A client_id URL is limited per host: one site cannot spread its requests over many document URLs.
-    return clientId === undefined ? undefined : (clientIdHost(clientId) ?? clientId);
+    if (clientId === undefined) return undefined;
+    // A client_id URL is public and shared by every user of a hosted product: a budget per host
+    // alone would let anyone lock all of them out with a few junk requests. It is counted per
+    // host (one site cannot spread requests over many document URLs) and per caller address.
+    const host = clientIdHost(clientId);
+    return host === null ? clientId : `${host} ${addressBucket(request.ip)}`;
   } catch {
     // Unreadable credentials are refused by the endpoint itself; the per-address limit still counts them.
     return undefined;

@@ -25,7 +25,15 @@ export class ClientAuthenticator {
     // client authentication included, or unsupported authentication method)", with 401. An
     // unknown or deleted client must get exactly this: MCP clients register again only on it.
     if (!clientId) throw refuse('no client_id');
-    const client = await this.clients.findClient(clientId);
+    let client: DirectoryClient | null;
+    try {
+      client = await this.clients.findClient(clientId);
+    } catch (error) {
+      // A client_id URL whose document was refused is invalid_client too, and §5.2's MUST holds:
+      // a client that tried HTTP Basic gets its WWW-Authenticate challenge with the 401.
+      if (error instanceof InvalidClientError && credentials.viaBasic) throw basicChallenge(error);
+      throw error;
+    }
     if (!client) throw refuse('unknown client_id');
     if (client.tokenEndpointAuthMethod === 'none') {
       if (clientSecret !== undefined) throw refuse('a public client sent a client_secret');

@@ -2,12 +2,13 @@ import { ConfigError } from '../config/config-error';
 import { isHostAllowed, loadCimdConfig } from './cimd-config';
 
 describe('loadCimdConfig', () => {
-  it('defaults: on, any public host, 3 s, 5 KB, cache between 60 s and 24 h, no test allowances', () => {
+  it('defaults: on, any public host, 3 s, 5 KB, cache between 60 s and 24 h, 30 fetches per host a minute, no test allowances', () => {
     expect(loadCimdConfig({})).toEqual({
       enabled: true,
       allowedHosts: [],
       deniedHosts: [],
       fetchTimeoutMs: 3000,
+      fetchesPerHostPerMinute: 30,
       maxDocumentBytes: 5120,
       cacheMinSeconds: 60,
       cacheMaxSeconds: 86_400,

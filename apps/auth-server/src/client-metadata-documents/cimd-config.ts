@@ -22,6 +22,11 @@ export interface CimdConfig {
   /** Documents are cached for their HTTP freshness lifetime, clamped to [min, max]. */
   cacheMinSeconds: number;
   cacheMaxSeconds: number;
+  /**
+   * Document fetches per host per minute (this instance): a caller cannot make the server fetch
+   * one site over and over with distinct URLs, whose failures are never cached.
+   */
+  fetchesPerHostPerMinute: number;
   /** TESTS ONLY: lets documents come from loopback and private addresses. Refused in production. */
   allowSpecialUseAddresses: boolean;
   /** TESTS ONLY: PEM certificates trusted in addition to the system roots. Refused in production. */
@@ -43,6 +48,7 @@ const EnvSchema = z.object({
   CIMD_FETCH_TIMEOUT_MS: z.coerce.number().int().min(100).max(30_000).default(3_000),
   CIMD_CACHE_MIN_SECONDS: z.coerce.number().int().min(0).max(86_400).default(60),
   CIMD_CACHE_MAX_SECONDS: z.coerce.number().int().min(1).max(7 * 86_400).default(86_400),
+  CIMD_FETCHES_PER_HOST_PER_MINUTE: z.coerce.number().int().min(1).max(100_000).default(30),
   CIMD_ALLOW_SPECIAL_USE_HOSTS: booleanFlag.default(false),
   CIMD_EXTRA_CA_FILE: z.string().min(1).optional(),
 });
@@ -88,6 +94,7 @@ export function loadCimdConfig(env: Record<string, string | undefined> = process
     maxDocumentBytes: MAX_DOCUMENT_BYTES,
     cacheMinSeconds: e.CIMD_CACHE_MIN_SECONDS,
     cacheMaxSeconds: e.CIMD_CACHE_MAX_SECONDS,
+    fetchesPerHostPerMinute: e.CIMD_FETCHES_PER_HOST_PER_MINUTE,
     allowSpecialUseAddresses: e.CIMD_ALLOW_SPECIAL_USE_HOSTS,
     extraCaCertificates,
   };

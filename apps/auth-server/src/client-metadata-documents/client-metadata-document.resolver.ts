@@ -1,12 +1,13 @@
 import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
 import { LRUCache } from 'lru-cache';
+import { MemoryRateLimitStore } from '@platform/rate-limits';
 import type { RegisteredClient } from '../clients/clients.repository';
 import { CIMD_CONFIG, type CimdConfig, isHostAllowed } from './cimd-config';
 import { parseClientIdUrl } from './client-id-url';
 import { fetchMetadataDocument, type Resolver } from './document-fetcher';
 import { type MetadataDocumentClient, validateMetadataDocument } from './document-validation';
 import { freshnessSeconds } from './cache-lifetime';
-import { MetadataDocumentError } from './errors';
+import { MetadataDocumentError, MetadataDocumentFetchLimitError } from './errors';
 import { MetadataDocumentClientsRepository } from './metadata-document-clients.repository';
 
 /** A client whose client_id is a metadata document URL, in the shape of a registered client. */
@@ -44,6 +45,8 @@ const MAX_CACHED_DOCUMENTS = 1_000;
 export class ClientMetadataDocumentResolver {
   private readonly logger = new Logger('ClientMetadataDocuments');
   private readonly cache: LRUCache<string, MetadataDocumentClient>;
+  /** Fetches per host in this process (see fetchesPerHostPerMinute). */
+  private readonly fetchBudget: MemoryRateLimitStore;
 
   constructor(
     @Inject(CIMD_CONFIG) private readonly config: CimdConfig,
@@ -51,6 +54,7 @@ export class ClientMetadataDocumentResolver {
     @Optional() @Inject(CIMD_RESOLVER_OVERRIDES) private readonly overrides: ResolverOverrides = {},
   ) {
     const now = overrides.now;
+    this.fetchBudget = new MemoryRateLimitStore(10_000, now ?? Date.now);
     this.cache = new LRUCache<string, MetadataDocumentClient>({
       max: MAX_CACHED_DOCUMENTS,
       ttl: config.cacheMaxSeconds * 1000,
@@ -98,6 +102,12 @@ export class ClientMetadataDocumentResolver {
   }
 
   private async fetchAndValidate(url: URL): Promise<{ client: MetadataDocumentClient; ttlSeconds: number }> {
+    // Every distinct URL is a cache miss and failures are never cached, so without a budget an
+    // anonymous caller could have this server fetch one site as often as it likes.
+    const spent = await this.fetchBudget.hit(url.host, 60_000);
+    if (spent.count > this.config.fetchesPerHostPerMinute) {
+      throw new MetadataDocumentFetchLimitError(Math.max(1, Math.ceil(spent.resetInMs / 1000)));
+    }
     const fetched = await fetchMetadataDocument(url, {
       timeoutMs: this.config.fetchTimeoutMs,
       maxBytes: this.config.maxDocumentBytes,

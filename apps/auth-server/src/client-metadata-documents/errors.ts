@@ -1,4 +1,4 @@
-import { InvalidClientError } from '@platform/oauth-errors';
+import { InvalidClientError, TooManyRequestsError } from '@platform/oauth-errors';
 
 /** Why a client ID metadata document could not be used; logged (internal detail), never a 500. */
 export type MetadataDocumentProblem =
@@ -15,6 +15,7 @@ export type MetadataDocumentProblem =
   | 'invalid-document'
   | 'disabled';
 
+
 /**
  * A client_id URL whose document could not be fetched or is not acceptable. At the token,
  * revocation and introspection endpoints this is the usual invalid_client (RFC 6749 §5.2);
@@ -29,5 +30,15 @@ export class MetadataDocumentError extends InvalidClientError {
     internalDetail?: string,
   ) {
     super(`Client metadata document refused: ${description}`, internalDetail ?? problem);
+  }
+}
+
+/**
+ * The fetch budget of one host is spent (CIMD_FETCHES_PER_HOST_PER_MINUTE). A 429 rather than
+ * invalid_client: the client may well be valid, and MCP clients register again on invalid_client.
+ */
+export class MetadataDocumentFetchLimitError extends TooManyRequestsError {
+  constructor(retryAfterSeconds: number) {
+    super(retryAfterSeconds, 'Too many client metadata document fetches for this host; retry later');
   }
 }

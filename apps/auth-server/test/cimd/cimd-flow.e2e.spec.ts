@@ -115,6 +115,19 @@ it('an unusable document: an error page at authorize, invalid_client at the toke
   expect(token.status).toBe(401);
   expect(await token.json()).toMatchObject({ error: 'invalid_client' });
 
+  // RFC 6749 §5.2: a client that tried HTTP Basic MUST get WWW-Authenticate with the 401.
+  const viaBasic = await fetch(`${server.issuer}/api/oauth/token`, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/x-www-form-urlencoded',
+      authorization: `Basic ${Buffer.from(`${encodeURIComponent(broken)}:secret`).toString('base64')}`,
+    },
+    body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: 'x' }),
+  });
+  expect(viaBasic.status).toBe(401);
+  expect(viaBasic.headers.get('www-authenticate')).toMatch(/^Basic /);
+  expect(await viaBasic.json()).toMatchObject({ error: 'invalid_client' });
+
   const http = await fetch(`${server.issuer}/api/oauth/token`, {
     method: 'POST',
     headers: { 'content-type': 'application/x-www-form-urlencoded' },

@@ -7,6 +7,7 @@ import {
   MetadataDocumentError,
   type Resolver,
 } from '../../src/client-metadata-documents';
+import { MetadataDocumentFetchLimitError } from '../../src/client-metadata-documents/errors';
 import { MetadataDocumentClientsRepository } from '../../src/client-metadata-documents/metadata-document-clients.repository';
 import type { AuthConfig } from '../../src/config/auth-config';
 import { PrismaService } from '../../src/database/prisma.service';
@@ -351,5 +352,23 @@ describe('caching', () => {
     const clients = await Promise.all(pending);
     expect(new Set(clients.map((client) => client.name))).toEqual(new Set(['Shared']));
     expect(host.hitCount('client.example', path)).toBe(1);
+  });
+});
+
+describe('fetch budget per host (CIMD_FETCHES_PER_HOST_PER_MINUTE)', () => {
+  it('once a host has had its fetches this minute, further URLs of it get 429 without a fetch, until the minute ends', async () => {
+    const resolver = makeResolver(testConfig({ CIMD_FETCHES_PER_HOST_PER_MINUTE: '2' }));
+    const paths = [freshPath(), freshPath(), freshPath()];
+    const url = (path: string) => host.url('client.example', path);
+    // Nothing is served there: each is a 404, never cached, so each costs a fetch.
+    await expect(resolver.resolve(url(paths[0]))).rejects.toMatchObject({ problem: 'bad-status' });
+    await expect(resolver.resolve(url(paths[1]))).rejects.toMatchObject({ problem: 'bad-status' });
+    const limited = resolver.resolve(url(paths[2]));
+    await expect(limited).rejects.toBeInstanceOf(MetadataDocumentFetchLimitError);
+    await expect(limited).rejects.toMatchObject({ status: 429, error: 'too_many_requests' });
+    expect(host.hitCount('client.example', paths[2])).toBe(0);
+    clock += 60_000;
+    await expect(resolver.resolve(url(paths[2]))).rejects.toMatchObject({ problem: 'bad-status' });
+    expect(host.hitCount('client.example', paths[2])).toBe(1);
   });
 });

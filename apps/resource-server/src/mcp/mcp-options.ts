@@ -25,7 +25,9 @@ export const mcpResourceMetadataUrl = (options: Pick<McpOptions, 'publicBaseUrl'
  * The audiences a token may carry to be used at /mcp (RFC 8707; MCP authorization: "MCP
  * servers MUST validate that access tokens were issued specifically for them as the intended
  * audience"): a token for `{base}/mcp`, and a token for `{base}`, the platform's API, of
- * which /mcp is a part (same origin, same data, same scopes). The API accepts only `{base}`:
- * a token asked for `{base}/mcp` is for /mcp alone.
+ * which /mcp is a part (same origin, same data, same scopes). The API accepts only `{base}`.
+ * Today the authorization server binds every resource under the origin, `{base}/mcp`
+ * included, to the audience `{base}` (resource-indicator.ts), so every token works at both;
+ * accepting `{base}/mcp` here keeps /mcp correct if it ever issues that audience.
  */
 export const mcpAudiences = (options: Pick<McpOptions, 'publicBaseUrl'>) => [mcpResource(options), options.publicBaseUrl];
