@@ -82,6 +82,9 @@ export async function runClientsCli(
   let closeBus: (() => Promise<void>) | undefined;
   try {
     database = await (dependencies.openDatabase ?? openAuthDatabase)(env);
+    if ((command === 'disable' || command === 'delete') && !env['REDIS_URL']) {
+      io.err('REDIS_URL is not set: running resource servers are not told; they refuse this client\'s tokens once their cached answers expire (at most 5 min).');
+    }
     const bus = await createEventBus(env['REDIS_URL']);
     closeBus = () => bus.close();
     const prisma = database.prisma as unknown as PrismaService;
