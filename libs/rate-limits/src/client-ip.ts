@@ -1,5 +1,6 @@
 import { compile } from '@fastify/proxy-addr';
 import { isIP } from 'node:net';
+import { z } from 'zod';
 
 /**
  * Checks a TRUSTED_PROXIES list with the library Fastify resolves X-Forwarded-For with
@@ -15,6 +16,23 @@ export function validateTrustedProxies(entries: readonly string[]): void {
     }
   }
 }
+
+/**
+ * TRUSTED_PROXIES, the one schema both services read it with: comma-separated IPs, CIDR ranges
+ * or proxy-addr keywords (default `loopback`: the gateway of `npm start`), checked as above.
+ * It becomes Fastify's `trustProxy`, so request.ip is the client the gateway saw.
+ */
+export const trustedProxiesSchema = z
+  .string()
+  .default('loopback')
+  .transform((value) => value.split(',').map((entry) => entry.trim()).filter((entry) => entry !== ''))
+  .superRefine((entries, context) => {
+    try {
+      validateTrustedProxies(entries);
+    } catch (error) {
+      context.addIssue({ code: 'custom', message: (error as Error).message });
+    }
+  });
 
 /**
  * The bucket an address is counted in: IPv4 as is (also when written IPv4-mapped, as a

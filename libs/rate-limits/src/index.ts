@@ -2,7 +2,7 @@ export { type Admission, type BackoffPolicy, type Outcome, type RateLimitStore, 
 export { MemoryRateLimitStore } from './memory-store';
 export { RedisRateLimitStore, type RedisRateLimitStoreOptions } from './redis-store';
 export { fastifyRateLimitStore } from './fastify-store';
-export { addressBucket, validateTrustedProxies } from './client-ip';
+export { addressBucket, trustedProxiesSchema, validateTrustedProxies } from './client-ip';
 export {
   registerRateLimits,
   type RateLimitRule,

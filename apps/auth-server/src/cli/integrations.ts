@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { formatScopes, parseScopeString, unknownScopes } from '@platform/scopes';
 import type { PrismaClient } from '../generated/prisma/client';
+import { REDIRECT_URI_PROBLEMS, checkHttpsRedirectUri } from '../clients/redirect-uri';
 import { generateOpaqueToken, hashToken } from '../crypto/tokens';
 
 /** Staff-created confidential clients: "registered integrations". */
@@ -43,22 +44,11 @@ export interface GrantEnder {
 
 /**
  * An integration's redirect URI: https, compared character for character at the
- * authorization endpoint (RFC 9700 §4.1.1 exact matching), so it must already be in the form
- * a URL parser produces (lowercase host, no default port, no dot segments); RFC 6749 §3.1.2:
- * no fragment.
+ * authorization endpoint, so it must already be in normalized form (clients/redirect-uri.ts).
  */
 export function checkIntegrationRedirectUri(raw: string): string | null {
-  let url: URL;
-  try {
-    url = new URL(raw);
-  } catch {
-    return 'is not an absolute URI';
-  }
-  if (url.protocol !== 'https:' || !raw.startsWith('https://')) return 'must use https';
-  if (url.username || url.password || raw.slice(8).split('/')[0].includes('@')) return 'must not contain user information';
-  if (raw.includes('#')) return 'must not contain a fragment';
-  if (url.href !== raw) return `is not in normalized form (write it as ${url.href})`;
-  return null;
+  const problem = checkHttpsRedirectUri(raw);
+  return problem === null ? null : REDIRECT_URI_PROBLEMS[problem];
 }
 
 function checkScope(option: string, value: string | undefined): string[] | undefined {

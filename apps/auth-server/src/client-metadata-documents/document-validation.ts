@@ -1,6 +1,6 @@
 import { formatScopes, isScope, parseScopeString } from '@platform/scopes';
 import { z } from 'zod';
-import { checkRedirectUri } from '../clients/redirect-uri';
+import { checkHttpsRedirectUri, checkRedirectUri } from '../clients/redirect-uri';
 import { MetadataDocumentError } from './errors';
 
 /** What a valid document says, in the shape the rest of the server uses for clients. */
@@ -126,6 +126,6 @@ function classifyRedirectUri(uri: string, clientIdUrl: URL): RedirectVerdict {
     return problem === 'not-loopback' ? 'http-not-loopback' : 'malformed';
   }
   if (url.protocol !== 'https:') return 'other-scheme';
-  if (url.username || url.password || uri.includes('#') || url.href !== uri) return 'malformed';
+  if (checkHttpsRedirectUri(uri) !== null) return 'malformed';
   return url.origin === clientIdUrl.origin ? 'same-origin-https' : 'other-origin';
 }

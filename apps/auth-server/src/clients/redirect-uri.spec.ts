@@ -1,4 +1,4 @@
-import { checkRedirectUri, matchesRegisteredRedirectUri } from './redirect-uri';
+import { checkHttpsRedirectUri, checkRedirectUri, matchesRegisteredRedirectUri } from './redirect-uri';
 
 describe('checkRedirectUri (registration)', () => {
   it.each([
@@ -50,5 +50,22 @@ describe('matchesRegisteredRedirectUri (authorization request)', () => {
     ['garbage', '::::', false],
   ])('%s → %s', (_name, presented, expected) => {
     expect(matchesRegisteredRedirectUri(registered, presented)).toBe(expected);
+  });
+});
+
+describe('checkHttpsRedirectUri (integrations, client ID metadata documents)', () => {
+  it.each([
+    ['https://lms.acme.example/callback', null],
+    ['https://lms.acme.example/cb?x=1', null],
+    ['http://lms.acme.example/cb', 'not-https'],
+    ['HTTPS://lms.acme.example/cb', 'not-https'],
+    ['https://user:pw@lms.acme.example/cb', 'has-userinfo'],
+    ['https://lms.acme.example/cb#x', 'has-fragment'],
+    ['https://LMS.acme.example/cb', 'not-normalized'],
+    ['https://lms.acme.example/a/../cb', 'not-normalized'],
+    ['https://lms.acme.example:443/cb', 'not-normalized'],
+    ['not a uri', 'not-a-url'],
+  ])('%s → %s', (uri, problem) => {
+    expect(checkHttpsRedirectUri(uri)).toBe(problem);
   });
 });

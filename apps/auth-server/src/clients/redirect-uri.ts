@@ -8,10 +8,22 @@ const LOOPBACK_HOSTS = new Set(['127.0.0.1', '[::1]', 'localhost']);
 export type RedirectUriProblem =
   | 'not-a-url'
   | 'not-http'
+  | 'not-https'
   | 'not-loopback'
   | 'has-fragment'
   | 'has-userinfo'
   | 'not-normalized';
+
+/** What each problem means, in the words of RFC 6749 §5.2 error descriptions (ASCII, no quotes). */
+export const REDIRECT_URI_PROBLEMS: Record<RedirectUriProblem, string> = {
+  'not-a-url': 'is not an absolute URI',
+  'not-http': 'must use http on a loopback address (RFC 8252 section 7.3); https and custom schemes are not accepted',
+  'not-https': 'must use https',
+  'not-loopback': 'must point at a loopback address: 127.0.0.1, [::1] or localhost',
+  'has-fragment': 'must not contain a fragment (RFC 6749 section 3.1.2)',
+  'has-userinfo': 'must not contain user information',
+  'not-normalized': 'must be written in normalized form (lowercase scheme and host, no dot segments, no default port)',
+};
 
 /**
  * Checks one registered redirect URI. RFC 6749 §3.1.2: "The endpoint URI MUST NOT include
@@ -32,6 +44,25 @@ export function checkRedirectUri(raw: string): RedirectUriProblem | null {
   if (!LOOPBACK_HOSTS.has(url.hostname)) return 'not-loopback';
   const bareOrigin = url.pathname === '/' && !url.search && url.href === `${raw}/`;
   if (url.href !== raw && !bareOrigin) return 'not-normalized';
+  return null;
+}
+
+/**
+ * Checks an https redirect URI (staff integrations, client ID metadata documents): the same
+ * RFC 6749 §3.1.2 and exact-matching rules as checkRedirectUri, for https on any host. A URI
+ * with userinfo, a fragment, or in any but its parsed form is refused, not normalized.
+ */
+export function checkHttpsRedirectUri(raw: string): RedirectUriProblem | null {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    return 'not-a-url';
+  }
+  if (url.protocol !== 'https:' || !raw.startsWith('https://')) return 'not-https';
+  if (url.username || url.password) return 'has-userinfo';
+  if (raw.includes('#')) return 'has-fragment';
+  if (url.href !== raw) return 'not-normalized';
   return null;
 }
 

@@ -1,4 +1,4 @@
-import { type OAuthRateLimits, validateTrustedProxies } from '@platform/rate-limits';
+import { type OAuthRateLimits, trustedProxiesSchema } from '@platform/rate-limits';
 import { z } from 'zod';
 import { ConfigError } from './config-error';
 
@@ -19,17 +19,7 @@ const LimitsEnvSchema = z.object({
    * Peers whose X-Forwarded-For is believed, comma-separated IPs or CIDR ranges, or `loopback`:
    * the gateway's address. Fastify's `trustProxy` must be given the same list.
    */
-  TRUSTED_PROXIES: z
-    .string()
-    .default('loopback')
-    .transform((value) => value.split(',').map((entry) => entry.trim()).filter((entry) => entry !== ''))
-    .superRefine((entries, context) => {
-      try {
-        validateTrustedProxies(entries);
-      } catch (error) {
-        context.addIssue({ code: 'custom', message: (error as Error).message });
-      }
-    }),
+  TRUSTED_PROXIES: trustedProxiesSchema,
 
   /** RFC 7591 registration: clients per client address. */
   RATE_LIMIT_REGISTRATION_PER_IP: count(30),

@@ -2,19 +2,10 @@ import type { ClientRegistrationRequest, TokenEndpointAuthMethod } from '@platfo
 import { InvalidClientMetadataError, InvalidRedirectUriError } from '@platform/oauth-errors';
 import { formatScopes, parseScopeString, unknownScopes } from '@platform/scopes';
 import { z } from 'zod';
-import { checkRedirectUri, type RedirectUriProblem } from '../clients/redirect-uri';
+import { REDIRECT_URI_PROBLEMS, checkRedirectUri } from '../clients/redirect-uri';
 
 export const MAX_REDIRECT_URIS = 10;
 const MAX_URI_LENGTH = 2000;
-
-const REDIRECT_URI_PROBLEMS: Record<RedirectUriProblem, string> = {
-  'not-a-url': 'is not an absolute URI',
-  'not-http': 'must use http on a loopback address (RFC 8252 section 7.3); https and custom schemes are not accepted',
-  'not-loopback': 'must point at a loopback address: 127.0.0.1, [::1] or localhost',
-  'has-fragment': 'must not contain a fragment (RFC 6749 section 3.1.2)',
-  'has-userinfo': 'must not contain user information',
-  'not-normalized': 'must be written in normalized form (lowercase scheme and host, no dot segments, no default port)',
-};
 
 /** No control or format characters (bidi overrides, zero-width): the name is shown on the consent page. */
 const printable = (value: string) => !/[\p{Cc}\p{Cf}]/u.test(value);

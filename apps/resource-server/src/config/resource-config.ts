@@ -1,5 +1,5 @@
 import { operationsConfig, operationsEnv, type OperationsConfig } from '@platform/observability';
-import { validateTrustedProxies } from '@platform/rate-limits';
+import { trustedProxiesSchema } from '@platform/rate-limits';
 import { DEFAULT_UPLOAD_MAX_BYTES } from '@platform/route-table';
 import { isAbsolute, resolve } from 'node:path';
 import { z } from 'zod';
@@ -23,17 +23,7 @@ const EnvSchema = z.object({
    * Peers whose X-Forwarded-For is believed (Fastify's trustProxy), as in the auth server:
    * comma-separated IPs or CIDR ranges, or `loopback`; the gateway's addresses.
    */
-  TRUSTED_PROXIES: z
-    .string()
-    .default('loopback')
-    .transform((value) => value.split(',').map((entry) => entry.trim()).filter((entry) => entry !== ''))
-    .superRefine((entries, context) => {
-      try {
-        validateTrustedProxies(entries);
-      } catch (error) {
-        context.addIssue({ code: 'custom', message: (error as Error).message });
-      }
-    }),
+  TRUSTED_PROXIES: trustedProxiesSchema,
   /** The public origin clients see (the gateway); without its trailing slash, the canonical resource URI. */
   PUBLIC_BASE_URL: z.url({ protocol: /^https?$/ }).default('http://127.0.0.1:3000'),
   DATABASE_URL: z.url({ protocol: /^postgres(ql)?$/ }),
