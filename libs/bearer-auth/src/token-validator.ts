@@ -45,8 +45,11 @@ export class TokenValidator implements OnModuleInit, OnModuleDestroy {
   private readonly revoked: LRUCache<string, true>;
   private readonly inFlight = new Map<string, Promise<CachedAnswer>>();
   private readonly shared?: RedisAnswerCache<CachedAnswer>;
+  /** The configured resource as the one accepted audience, built once (this is every API call's path). */
+  private readonly resourceAudiences: readonly string[];
 
   constructor(@Inject(BEARER_AUTH_OPTIONS) private readonly options: ResolvedBearerAuthOptions) {
+    this.resourceAudiences = [withoutTrailingSlash(options.resource)];
     this.introspection = new IntrospectionClient(options);
     this.local = new LRUCache({ max: options.cache.inProcessEntries });
     this.revoked = new LRUCache({ max: 100_000, ttl: options.cache.ttlCeilingSeconds * 1000 });
@@ -64,13 +67,13 @@ export class TokenValidator implements OnModuleInit, OnModuleDestroy {
 
   /**
    * The principal of a valid token; throws InvalidTokenError or TemporarilyUnavailableError.
-   * `audiences`: the resource identifiers this endpoint accepts a token for (RFC 8707); by
-   * default the configured resource alone.
+   * `audiences`: the resource identifiers this endpoint accepts a token for (RFC 8707), in
+   * canonical form (no trailing slash), built once by the caller; by default the configured resource.
    */
-  async validate(token: string, audiences: readonly string[] = [this.options.resource]): Promise<TokenPrincipal> {
+  async validate(token: string, audiences: readonly string[] = this.resourceAudiences): Promise<TokenPrincipal> {
     rejectOverlong(token);
     const key = accessTokenKey(token);
-    return this.toPrincipal(await this.answer(key, token), audiences.map(withoutTrailingSlash));
+    return this.toPrincipal(await this.answer(key, token), audiences);
   }
 
   /** Drops revoked tokens from both layers, at once. */
