@@ -30,6 +30,8 @@ import { formatSummary, summarizeProfile } from './profile-summary.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const RESULTS = join(here, 'results');
+/** Figures of a run before issue 12 on this machine kind, for targets stated as "N × the current rate". */
+const BASELINE = JSON.parse(readFileSync(join(here, 'baseline.json'), 'utf8'));
 const WORKER = join(here, 'load-worker.mjs');
 
 // ---- options -------------------------------------------------------------------------------
@@ -65,7 +67,7 @@ function parseArgs(argv) {
 
 const options = parseArgs(process.argv.slice(2));
 const log = (line) => console.error(`[bench ${new Date().toISOString().slice(11, 19)}] ${line}`);
-const PROCESS_NAMES = { auth: 'auth-server', resource: 'resource-server', gateway: 'gateway', op: 'oidc-provider', embeddedDb: 'embedded-db' };
+const PROCESS_NAMES = { auth: 'auth-server', resource: 'resource-server', gateway: 'gateway', op: 'oidc-provider', floor: 'floor', embeddedDb: 'embedded-db' };
 const SERVICES = ['auth', 'resource', 'gateway'];
 
 // ---- running the load worker ---------------------------------------------------------------
@@ -182,6 +184,13 @@ const refreshRequest = (ctx) => ({
   body: `grant_type=refresh_token&refresh_token={item}&client_id=${encodeURIComponent(ctx.client.client_id)}`,
 });
 
+const codeRequest = (ctx) => ({
+  method: 'POST',
+  path: '/api/oauth/token',
+  headers: { 'content-type': 'application/x-www-form-urlencoded' },
+  body: `grant_type=authorization_code&code={item}&redirect_uri=${encodeURIComponent(REDIRECT_URI)}&client_id=${encodeURIComponent(ctx.client.client_id)}&code_verifier=${ctx.pkce.verifier}`,
+});
+
 /** Fresh access tokens, never used: refresh token chains run by the worker, collecting each answer's access token. */
 async function mintAccessTokens(ctx, count) {
   const started = performance.now();
@@ -239,6 +248,13 @@ const CASES = [
     title: `resource server, anonymous GET ${COURSES}`,
     service: 'resource',
     spec: (ctx) => ({ target: ctx.platform.urls.resource, request: { method: 'GET', path: COURSES }, expect: { status: [200], bodyIncludes: '"data"' } }),
+  },
+  {
+    id: 'floor-courses',
+    title: `floor: a bare Fastify route running the resource server's SQL for ${COURSES} over pg, same JSON (tools/bench/floor-server.mjs)`,
+    service: 'floor',
+    available: (platform) => Boolean(platform.urls.floor),
+    spec: (ctx) => ({ target: ctx.platform.urls.floor, request: { method: 'GET', path: COURSES }, expect: { status: [200], bodyIncludes: '"data"' } }),
   },
   {
     id: 'rs-bearer-warm',
@@ -384,13 +400,27 @@ const CASES = [
       const list = await codes(ctx, poolSize(ctx, 'token-code', seconds, warmup));
       return {
         target: ctx.platform.urls.auth,
-        request: {
-          method: 'POST',
-          path: '/api/oauth/token',
-          headers: { 'content-type': 'application/x-www-form-urlencoded' },
-          body: `grant_type=authorization_code&code={item}&redirect_uri=${encodeURIComponent(REDIRECT_URI)}&client_id=${encodeURIComponent(ctx.client.client_id)}&code_verifier=${ctx.pkce.verifier}`,
-        },
+        request: codeRequest(ctx),
         items: { file: itemsFile(ctx, 'codes', list), mode: 'once' },
+        expect: { status: [200], bodyIncludes: '"access_token"' },
+      };
+    },
+  },
+  {
+    id: 'token-code-paced',
+    title: 'auth server, code exchange at a fixed rate of 0.5 × oidc-provider client_credentials (open loop)',
+    service: 'auth',
+    pool: true,
+    spec: async (ctx, seconds, round) => {
+      const reference = round['op-client-credentials']?.rps ?? round['token-code']?.rps ?? 200;
+      const rate = Math.max(1, Math.round(0.5 * reference));
+      const list = await codes(ctx, Math.ceil(rate * seconds * 1.05) + 100);
+      return {
+        target: ctx.platform.urls.auth,
+        request: codeRequest(ctx),
+        items: { file: itemsFile(ctx, 'codes', list), mode: 'once' },
+        connections: 64,
+        paced: { rate },
         expect: { status: [200], bodyIncludes: '"access_token"' },
       };
     },
@@ -514,6 +544,11 @@ function analyse(ctx, suites, cases) {
     const s = perRound((r) => 1e6 * (perRequest(r['rs-guard-bearer'], 'resource') - perRequest(r['rs-guard-anonymous'], 'resource')));
     targets.push({ id: 'bearer-guard-cpu', target: 'bearer check, warm cache, isolated: CPU per request of the 403 with the token minus the anonymous 401 (no handler, no query)', measured: fmtAuto(s, ' µs'), goal: '≤ 5 µs', result: verdict(s, (v) => v <= 5), value: s });
   }
+  if (has('rs-anonymous', 'floor-courses')) {
+    const s = perRound((r) => perRequest(r['rs-anonymous'], 'resource') / perRequest(r['floor-courses'], 'floor'));
+    const floorUs = perRound((r) => 1e6 * perRequest(r['floor-courses'], 'floor'));
+    targets.push({ id: 'rs-vs-floor', target: `resource server CPU per request, anonymous ${COURSES}, ÷ the floor's (bare Fastify + pg, same SQL and JSON: ${fmtAuto(floorUs, ' µs')})`, measured: fmtSummary(s, 2, '×'), goal: '≤ 2×', result: verdict(s, (v) => v <= 2), value: s });
+  }
   if (has('rs-bearer-miss')) {
     const miss = (r) => r['rs-bearer-miss'];
     const intro = perRound((r) => (miss(r).counts.resource?.fetchOutByPath['/api/oauth/introspect'] ?? 0) / served(miss(r), 'resource'));
@@ -539,6 +574,19 @@ function analyse(ctx, suites, cases) {
     const s = perRound((r) => r['token-refresh-paced'].latencyMs.p99);
     const achieved = perRound((r) => r['token-refresh-paced'].rps / r['token-refresh-paced'].paced.rate);
     targets.push({ id: 'refresh-p99-at-load', target: `refresh grant p99 at 0.5 × oidc-provider client_credentials req/s (open loop; achieved ${fmtSummary(achieved, 2, '×')} of the planned rate)`, measured: fmtAuto(s, ' ms'), goal: '< 25 ms', result: verdict(s, (v) => v < 25), value: s });
+  }
+  if (has('token-code', 'op-client-credentials')) {
+    const s = perRound((r) => r['token-code'].rps / r['op-client-credentials'].rps);
+    targets.push({ id: 'code-vs-op', target: 'code exchange req/s ÷ oidc-provider client_credentials req/s', measured: fmtSummary(s, 2, '×'), goal: '≥ 0.5×', result: verdict(s, (v) => v >= 0.5), value: s });
+  }
+  if (has('token-code-paced')) {
+    const s = perRound((r) => r['token-code-paced'].latencyMs.p99);
+    const achieved = perRound((r) => r['token-code-paced'].rps / r['token-code-paced'].paced.rate);
+    targets.push({ id: 'code-p99-at-load', target: `code exchange p99 at 0.5 × oidc-provider client_credentials req/s (open loop; achieved ${fmtSummary(achieved, 2, '×')} of the planned rate)`, measured: fmtAuto(s, ' ms'), goal: '< 25 ms', result: verdict(s, (v) => v < 25), value: s });
+  }
+  if (has('register') && BASELINE?.register) {
+    const s = perRound((r) => r.register.rps / BASELINE.register.rps);
+    targets.push({ id: 'register-vs-baseline', target: `registration req/s ÷ the rate before issue 12 (${fmt(BASELINE.register.rps)} req/s, ${fmt(BASELINE.register.cpuUs)} µs CPU, ${BASELINE.source}; tools/bench/baseline.json)`, measured: fmtSummary(s, 2, '×'), goal: '≥ 2×', result: verdict(s, (v) => v >= 2), value: s });
   }
   if (has('gw-direct', 'gw-via')) {
     const s = perRound((r) => (100 * (r['gw-via'].latencyMs.p50 - r['gw-direct'].latencyMs.p50)) / r['gw-direct'].latencyMs.p50);
@@ -614,8 +662,8 @@ async function main() {
   const started = performance.now();
   const startedAt = new Date().toISOString();
   const pinning = cpuPinning(!options.pin);
-  const cases = options.only ? CASES.filter((c) => options.only.includes(c.id)) : CASES;
-  if (options.only && cases.length !== options.only.length) {
+  const chosen = options.only ? CASES.filter((c) => options.only.includes(c.id)) : CASES;
+  if (options.only && chosen.length !== options.only.length) {
     throw new Error(`unknown case in --only; cases: ${CASES.map((c) => c.id).join(', ')}`);
   }
   if (options.build) {
@@ -637,6 +685,8 @@ async function main() {
   process.once('SIGINT', onSignal);
   process.once('SIGTERM', onSignal);
   log(`started: ${platform.databaseDescription}; ${platform.cacheDescription}`);
+  const cases = chosen.filter((c) => !c.available || c.available(platform));
+  for (const skipped of chosen.filter((c) => !cases.includes(c))) log(`skipped ${skipped.id}: not available with this set-up (embedded databases)`);
 
   const ctx = {
     options,
@@ -646,6 +696,7 @@ async function main() {
     prepSeconds: 0,
     measured: () => {
       const processes = { auth: platform.children.auth, resource: platform.children.resource, gateway: platform.children.gateway, op: platform.children.op };
+      if (platform.children.floor) processes.floor = platform.children.floor;
       if (platform.embeddedDb) processes.embeddedDb = platform.embeddedDb;
       return processes;
     },

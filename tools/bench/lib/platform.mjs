@@ -106,15 +106,17 @@ export async function startPlatform({ pinning, profile, log }) {
   const redisUrl = process.env.REDIS_URL || undefined;
 
   const stop = async () => {
-    const { gateway, op, ...services } = state.children;
-    await Promise.all([stopProcess(gateway), stopProcess(op)]);
+    const { gateway, op, floor, ...services } = state.children;
+    // The floor script is not a service: it ends on SIGTERM rather than on the IPC channel closing.
+    if (floor && floor.exitCode === null && floor.signalCode === null) floor.kill('SIGTERM');
+    await Promise.all([stopProcess(gateway), stopProcess(op), stopProcess(floor)]);
     await Promise.all(Object.values(services).map(stopProcess));
     await stopProcess(state.embeddedDb);
     if (state.dropDatabases) await state.dropDatabases().catch((error) => log(`dropping the bench databases failed: ${error.message}`));
   };
 
   try {
-    const [gatewayPort, authPort, resourcePort, opPort] = await Promise.all([freePort(), freePort(), freePort(), freePort()]);
+    const [gatewayPort, authPort, resourcePort, opPort, floorPort] = await Promise.all([freePort(), freePort(), freePort(), freePort(), freePort()]);
     const services = existingServices(ROOT);
     let databaseUrls;
     let databaseDescription;
@@ -153,6 +155,7 @@ export async function startPlatform({ pinning, profile, log }) {
       resource: `http://127.0.0.1:${resourcePort}`,
       gateway: publicBaseUrl,
       op: `http://127.0.0.1:${opPort}`,
+      floor: embedded ? undefined : `http://127.0.0.1:${floorPort}`,
     };
     const secrets = {
       introspection: randomBytes(24).toString('base64url'),
@@ -229,9 +232,20 @@ export async function startPlatform({ pinning, profile, log }) {
       nodeArgs: nodeArgsFor('oidc-provider'),
       logFile: join(logDir, 'oidc-provider.log'),
     });
+    // The physical floor of the anonymous course list: a bare Fastify route with the same SQL over
+    // pg. Not in embedded mode: PGlite serves one session at a time, which the service already holds.
+    if (!embedded) {
+      state.children.floor = startProcess('floor', join(here, '../floor-server.mjs'), {
+        env: { ...base, DATABASE_URL: databaseUrls.resource, PORT: String(floorPort), HOST: '127.0.0.1' },
+        cores,
+        nodeArgs: nodeArgsFor('floor'),
+        logFile: join(logDir, 'floor.log'),
+      });
+    }
     await Promise.all([
       waitUntilListening(state.children.gateway, '127.0.0.1', gatewayPort),
       waitUntilListening(state.children.op, '127.0.0.1', opPort),
+      ...(state.children.floor ? [waitUntilListening(state.children.floor, '127.0.0.1', floorPort)] : []),
     ]);
 
     return {
