@@ -3,7 +3,7 @@
 // own), pinned to the services' core; plus panva's oidc-provider. Stops all of it.
 import { fork, spawnSync } from 'node:child_process';
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
-import { mkdirSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -155,7 +155,7 @@ export async function startPlatform({ pinning, profile, log }) {
       resource: `http://127.0.0.1:${resourcePort}`,
       gateway: publicBaseUrl,
       op: `http://127.0.0.1:${opPort}`,
-      floor: embedded ? undefined : `http://127.0.0.1:${floorPort}`,
+      floor: undefined,
     };
     const secrets = {
       introspection: randomBytes(24).toString('base64url'),
@@ -234,13 +234,14 @@ export async function startPlatform({ pinning, profile, log }) {
     });
     // The physical floor of the anonymous course list: a bare Fastify route with the same SQL over
     // pg. Not in embedded mode: PGlite serves one session at a time, which the service already holds.
-    if (!embedded) {
+    if (!embedded && existsSync(join(here, '../floor-server.mjs'))) {
       state.children.floor = startProcess('floor', join(here, '../floor-server.mjs'), {
         env: { ...base, DATABASE_URL: databaseUrls.resource, PORT: String(floorPort), HOST: '127.0.0.1' },
         cores,
         nodeArgs: nodeArgsFor('floor'),
         logFile: join(logDir, 'floor.log'),
       });
+      urls.floor = `http://127.0.0.1:${floorPort}`;
     }
     await Promise.all([
       waitUntilListening(state.children.gateway, '127.0.0.1', gatewayPort),
