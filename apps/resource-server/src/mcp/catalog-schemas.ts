@@ -1,9 +1,9 @@
 import { z } from 'zod';
 
 /**
- * The shapes the MCP tools return (their `outputSchema`) and the CatalogReader produces: one
- * definition for both. Field names follow the REST API's (snake_case, RFC 3339 dates, prices
- * in cents).
+ * The shapes the public MCP tools return (their `outputSchema`): each picks, by name, fields of
+ * the REST view the tool's service returns to an anonymous caller (snake_case, RFC 3339 dates,
+ * prices in cents). Parsing a REST view with one of these keeps exactly those fields.
  */
 const isoDateTime = z.string().describe('RFC 3339 date-time, UTC');
 

@@ -1,5 +1,9 @@
+import { ANONYMOUS } from '@platform/bearer-auth';
+import { NotFoundError } from '@platform/oauth-errors';
 import { z } from 'zod';
-import type { PageRequest } from './catalog-reader';
+import { encodeCursor, type Page, positionPage } from '../common/pagination';
+import type { CourseDto } from '../courses/courses.dto';
+import type { EventDto } from '../events/events.dto';
 import {
   pageOf,
   publicCourse,
@@ -10,14 +14,16 @@ import {
   publicMembershipPlan,
   publicSchoolProfile,
 } from './catalog-schemas';
-import { defineTool, found, type McpTool, READ, type ToolContext } from './tool-definition';
+import { defineTool, type McpTool, READ, type ToolContext, ToolNotFound } from './tool-definition';
 
 export const MAX_PAGE_SIZE = 100;
 
 /**
  * The public catalog tools: what an anonymous caller of the API sees, for anyone, with or
- * without a token (no scope). A token does not change what they answer: they always read the
- * public view of the school named by `school`.
+ * without a token (no scope). Each calls the REST API's own service with the anonymous
+ * principal, so the tool and the route cannot disagree about what is public (published
+ * courses, public events, active plans...): the tool only picks the fields its output schema
+ * names. A token does not change what they answer.
  */
 const school = z.string().min(1).max(100).optional().describe('The school’s id; default: the platform’s default school');
 const limit = z.number().int().min(1).max(MAX_PAGE_SIZE).default(20).describe(`Items per page (1-${MAX_PAGE_SIZE})`);
@@ -25,8 +31,20 @@ const cursor = z.string().min(1).max(512).optional().describe('The next_cursor o
 const listInput = z.object({ school, limit, cursor });
 
 type SchoolArgs = { school?: string };
+type ListArgs = SchoolArgs & { limit: number; cursor?: string };
 const schoolOf = (args: SchoolArgs, context: ToolContext) => args.school ?? context.defaultSchoolId;
-const page = (args: { limit: number; cursor?: string }): PageRequest => ({ limit: args.limit, cursor: args.cursor });
+/** The REST list query of a tool's arguments, in the tool's school. */
+const listQuery = (args: ListArgs, context: ToolContext) => ({ school: schoolOf(args, context), limit: args.limit, cursor: args.cursor });
+
+/** The REST 404 (no such school, or no such public item) as the tool error the model reads. */
+async function orNotFound<T>(read: Promise<T>, message: string): Promise<T> {
+  try {
+    return await read;
+  } catch (error) {
+    if (error instanceof NotFoundError) throw new ToolNotFound(message);
+    throw error;
+  }
+}
 const noSchool = (args: SchoolArgs, context: ToolContext) => `No school with the id "${schoolOf(args, context)}"`;
 
 export const CATALOG_TOOLS: readonly McpTool[] = [
@@ -38,7 +56,8 @@ export const CATALOG_TOOLS: readonly McpTool[] = [
     annotations: READ,
     input: listInput,
     output: pageOf(publicCourse),
-    handler: async (args, context) => found(await context.catalog.listCourses(schoolOf(args, context), page(args)), noSchool(args, context)),
+    handler: async (args, context) =>
+      pageOf(publicCourse).parse(await orNotFound(context.services.courses.list(ANONYMOUS, listQuery(args, context)), noSchool(args, context))),
   }),
   defineTool({
     name: 'search_courses',
@@ -51,7 +70,7 @@ export const CATALOG_TOOLS: readonly McpTool[] = [
     }),
     output: pageOf(publicCourse),
     handler: async (args, context) =>
-      found(await context.catalog.searchCourses(schoolOf(args, context), args.query, page(args)), noSchool(args, context)),
+      pageOf(publicCourse).parse(await orNotFound(searchCourses(args, context), noSchool(args, context))),
   }),
   defineTool({
     name: 'get_course',
@@ -62,8 +81,8 @@ export const CATALOG_TOOLS: readonly McpTool[] = [
     input: z.object({ course_id: z.string().min(1).max(200).describe('The course id (from list_courses or search_courses)'), school }),
     output: publicCourseDetail,
     handler: async (args, context) =>
-      found(
-        await context.catalog.getCourse(schoolOf(args, context), args.course_id),
+      orNotFound(
+        getCourse(args.course_id, schoolOf(args, context), context),
         `No published course with the id "${args.course_id}" in the school "${schoolOf(args, context)}"`,
       ),
   }),
@@ -75,7 +94,8 @@ export const CATALOG_TOOLS: readonly McpTool[] = [
     annotations: READ,
     input: listInput,
     output: pageOf(publicLecturer),
-    handler: async (args, context) => found(await context.catalog.listLecturers(schoolOf(args, context), page(args)), noSchool(args, context)),
+    handler: async (args, context) =>
+      pageOf(publicLecturer).parse(await orNotFound(context.services.lecturers.list(ANONYMOUS, listQuery(args, context)), noSchool(args, context))),
   }),
   defineTool({
     name: 'list_events',
@@ -86,8 +106,7 @@ export const CATALOG_TOOLS: readonly McpTool[] = [
     annotations: { ...READ, idempotentHint: false },
     input: listInput,
     output: pageOf(publicEvent),
-    handler: async (args, context) =>
-      found(await context.catalog.listEvents(schoolOf(args, context), page(args), new Date()), noSchool(args, context)),
+    handler: async (args, context) => pageOf(publicEvent).parse(await orNotFound(upcomingEvents(args, context), noSchool(args, context))),
   }),
   defineTool({
     name: 'list_membership_plans',
@@ -98,7 +117,9 @@ export const CATALOG_TOOLS: readonly McpTool[] = [
     input: listInput,
     output: pageOf(publicMembershipPlan),
     handler: async (args, context) =>
-      found(await context.catalog.listMembershipPlans(schoolOf(args, context), page(args)), noSchool(args, context)),
+      pageOf(publicMembershipPlan).parse(
+        await orNotFound(context.services.membershipPlans.list(ANONYMOUS, listQuery(args, context)), noSchool(args, context)),
+      ),
   }),
   defineTool({
     name: 'list_digital_products',
@@ -109,7 +130,9 @@ export const CATALOG_TOOLS: readonly McpTool[] = [
     input: listInput,
     output: pageOf(publicDigitalProduct),
     handler: async (args, context) =>
-      found(await context.catalog.listDigitalProducts(schoolOf(args, context), page(args)), noSchool(args, context)),
+      pageOf(publicDigitalProduct).parse(
+        await orNotFound(context.services.digitalProducts.list(ANONYMOUS, listQuery(args, context)), noSchool(args, context)),
+      ),
   }),
   defineTool({
     name: 'get_school_profile',
@@ -119,6 +142,74 @@ export const CATALOG_TOOLS: readonly McpTool[] = [
     annotations: READ,
     input: z.object({ school }),
     output: publicSchoolProfile,
-    handler: async (args, context) => found(await context.catalog.getSchoolProfile(schoolOf(args, context)), noSchool(args, context)),
+    handler: async (args, context) =>
+      publicSchoolProfile.parse(await orNotFound(context.services.school.get(ANONYMOUS, { school: schoolOf(args, context) }), noSchool(args, context))),
   }),
 ];
+
+/** The course (REST GET /courses/{id}), its lecturer's name and headline, and its public outline (no lesson content). */
+async function getCourse(courseId: string, schoolId: string, { services }: ToolContext) {
+  const query = { school: schoolId };
+  const course = await services.courses.get(ANONYMOUS, courseId, query);
+  const [outline, lecturer] = await Promise.all([
+    services.curriculum.outline(ANONYMOUS, courseId, query),
+    course.lecturer_id ? services.lecturers.get(ANONYMOUS, course.lecturer_id, query) : null,
+  ]);
+  return publicCourseDetail.parse({
+    ...course,
+    lecturer: lecturer && { id: lecturer.id, name: lecturer.name, headline: lecturer.headline },
+    outline: outline.sections,
+  });
+}
+
+/**
+ * The REST course list has no text filter: search reads the anonymous course list (its order,
+ * its cursors) page after page and keeps the matches. When a page of matches is full, the
+ * cursor handed back is one the REST list issued: the list up to the last match, asked again.
+ */
+async function searchCourses(args: ListArgs & { query: string }, context: ToolContext): Promise<Page<CourseDto>> {
+  const text = args.query.toLowerCase();
+  const matches = (course: CourseDto) => [course.title, course.summary, course.description].some((field) => field.toLowerCase().includes(text));
+  const found: CourseDto[] = [];
+  let from = args.cursor;
+  for (;;) {
+    const query = { school: schoolOf(args, context), limit: MAX_PAGE_SIZE, cursor: from };
+    const page = await context.services.courses.list(ANONYMOUS, query);
+    for (const [index, course] of page.data.entries()) {
+      if (!matches(course)) continue;
+      if (found.length === args.limit) {
+        // One more match exists: the next page starts after the items before it, which the
+        // REST list says with its own cursor (at the start of this page: the one that asked for it).
+        const next = index === 0 ? from : (await context.services.courses.list(ANONYMOUS, { ...query, limit: index })).next_cursor;
+        return { data: found, next_cursor: next ?? null };
+      }
+      found.push(course);
+    }
+    if (page.next_cursor === null) return { data: found, next_cursor: null };
+    from = page.next_cursor;
+  }
+}
+
+/**
+ * Upcoming public events, soonest first. The REST list (`?upcoming=true`, the anonymous
+ * view) pages by id; the tool reads all of it and pages it by (starts_at, id), with the cursor
+ * shape of the API's position-ordered lists.
+ */
+async function upcomingEvents(args: ListArgs, context: ToolContext): Promise<Page<EventDto>> {
+  const after = positionPage({ limit: args.limit, cursor: args.cursor }).after;
+  const events: EventDto[] = [];
+  let from: string | undefined;
+  do {
+    const page = await context.services.events.list(ANONYMOUS, { school: schoolOf(args, context), upcoming: true, limit: MAX_PAGE_SIZE, cursor: from });
+    events.push(...page.data);
+    from = page.next_cursor ?? undefined;
+  } while (from !== undefined);
+  const key = (event: EventDto) => [Date.parse(event.starts_at), event.id] as const;
+  const compare = (a: readonly [number, string], b: readonly [number, string]) => a[0] - b[0] || (a[1] < b[1] ? -1 : a[1] > b[1] ? 1 : 0);
+  const rest = events
+    .sort((a, b) => compare(key(a), key(b)))
+    .filter((event) => !after || compare(key(event), [after.position, after.id]) > 0);
+  const data = rest.slice(0, args.limit);
+  const last = data.at(-1);
+  return { data, next_cursor: rest.length > args.limit && last ? encodeCursor(key(last)) : null };
+}

@@ -1,6 +1,5 @@
 export { McpModule } from './mcp.module';
 export { MCP_OPTIONS, type McpOptions, mcpResource, mcpResourceMetadataUrl, mcpAudiences } from './mcp-options';
-export { CATALOG_READER, type CatalogReader } from './catalog-reader';
 export { SCHOOL_SERVICES, type SchoolServices } from './school-services';
 export { MCP_TOOLS, mcpScopes, renderMcpToolTable } from './tools';
 export type { McpTool } from './tool-definition';

@@ -12,7 +12,6 @@ import { type NodeMcpRequestHandler, toNodeHandler } from '@modelcontextprotocol
 import { ANONYMOUS, type AuthPrincipal, bearerTokenOf, TokenValidator, withChallenge } from '@platform/bearer-auth';
 import { toOAuthError } from '@platform/oauth-errors';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { CATALOG_READER, type CatalogReader } from './catalog-reader';
 import { createMcpServer } from './mcp-server';
 import { MCP_OPTIONS, mcpAudiences, mcpResource, mcpResourceMetadataUrl, type McpOptions } from './mcp-options';
 import { SCHOOL_SERVICES, type SchoolServices } from './school-services';
@@ -45,7 +44,6 @@ export class McpHttpHandler implements OnModuleDestroy {
   private readonly serve: NodeMcpRequestHandler;
 
   constructor(
-    @Inject(CATALOG_READER) private readonly catalog: CatalogReader,
     @Inject(SCHOOL_SERVICES) private readonly services: SchoolServices,
     @Inject(MCP_OPTIONS) private readonly options: McpOptions,
     private readonly tokens: TokenValidator,
@@ -129,7 +127,7 @@ export class McpHttpHandler implements OnModuleDestroy {
     const principal = (context.authInfo?.extra?.['principal'] as AuthPrincipal | undefined) ?? ANONYMOUS;
     return createMcpServer(
       MCP_TOOLS,
-      { principal, services: this.services, catalog: this.catalog, defaultSchoolId: this.options.defaultSchoolId },
+      { principal, services: this.services, defaultSchoolId: this.options.defaultSchoolId },
       this.options.publicBaseUrl,
     );
   }

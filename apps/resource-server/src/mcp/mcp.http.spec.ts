@@ -6,17 +6,33 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { Test } from '@nestjs/testing';
-import { BearerAuthModule, type TokenPrincipal } from '@platform/bearer-auth';
+import { ANONYMOUS, type AuthPrincipal, BearerAuthModule } from '@platform/bearer-auth';
 import { LocalEventBus } from '@platform/event-bus';
-import { InvalidRequestError, OAuthExceptionFilter } from '@platform/oauth-errors';
-import { CATALOG_READER } from './catalog-reader';
-import { COURSE, COURSE_DETAIL, FakeCatalogReader } from './fake-catalog-reader';
+import { InvalidRequestError, NotFoundError, OAuthExceptionFilter } from '@platform/oauth-errors';
 import { McpModule } from './mcp.module';
 import { SCHOOL_SERVICES } from './school-services';
 import { MCP_TOOLS } from './tools';
 
 const BASE = 'http://127.0.0.1:3000';
 const METADATA = `${BASE}/.well-known/oauth-protected-resource/mcp`;
+/** A course as the REST service answers it, and as the catalog tools show it (their output schema's fields). */
+const COURSE_VIEW = {
+  id: 'course-1',
+  title: 'Intro to SQL',
+  slug: 'intro-to-sql',
+  summary: 'Queries from scratch',
+  description: 'A **gentle** start.',
+  level: 'beginner',
+  price_cents: 4900,
+  currency: 'USD',
+  lecturer_id: 'lecturer-1',
+  published: true,
+  published_at: '2025-01-02T03:04:05.000Z',
+  created_at: '2025-01-01T00:00:00.000Z',
+  updated_at: '2025-01-01T00:00:00.000Z',
+};
+const { description: _description, published: _published, created_at: _created, updated_at: _updated, ...COURSE } = COURSE_VIEW;
+const LECTURER = { id: 'lecturer-1', name: 'Ada Lovelace', headline: 'Analyst', bio: '', avatar_url: null, website_url: null };
 const STUDENT = { id: 'student-1', name: 'Grace', email: 'grace@academy.test', enrollment_count: 2, created_at: '2025-01-01T00:00:00.000Z', updated_at: '2025-01-01T00:00:00.000Z' };
 
 /**
@@ -29,16 +45,37 @@ const TOKENS: Record<string, { scope: string; aud: string } | undefined> = {
   'foreign-token': { scope: 'students:read', aud: 'https://elsewhere.example' },
 };
 
-/** The REST services the private tools call, recording the principal they were called with. */
+/**
+ * The REST services the tools call, recording the principal they were called with. What the
+ * catalog tools answer on a real database, next to the REST routes, is
+ * test/mcp-catalog.integration.spec.ts.
+ */
 class RecordingServices {
-  readonly calls: { service: string; method: string; principal: TokenPrincipal; args: unknown[] }[] = [];
+  readonly calls: { service: string; method: string; principal: AuthPrincipal; args: unknown[] }[] = [];
+  failWith?: Error;
   readonly students = this.service('students', { list: { data: [STUDENT], next_cursor: null }, get: STUDENT });
   readonly coupons = this.service('coupons', {});
+  readonly courses = this.service('courses', { list: { data: [COURSE_VIEW], next_cursor: 'next-page' }, get: COURSE_VIEW });
+  readonly curriculum = this.service('curriculum', {
+    outline: {
+      course_id: 'course-1',
+      section_count: 1,
+      lesson_count: 1,
+      total_duration_minutes: 7,
+      sections: [{ id: 'section-1', title: 'Getting started', position: 0, lessons: [{ id: 'lesson-1', title: 'What is a table?', kind: 'video', duration_minutes: 7, position: 0 }] }],
+    },
+  });
+  readonly lecturers = this.service('lecturers', { list: { data: [LECTURER], next_cursor: null }, get: LECTURER });
+  /** Answers every call with the REST 404 of an unknown school. */
+  readonly membershipPlans = this.service('membershipPlans', {});
+  readonly school = this.service('school', { get: { id: 'demo-school', name: 'Demo Academy', slug: 'demo', description: '', contact_email: null, website_url: null, timezone: 'UTC', currency: 'USD', locale: 'en', created_at: COURSE_VIEW.created_at, updated_at: COURSE_VIEW.updated_at } });
 
   private service(service: string, answers: Record<string, unknown>) {
     return new Proxy({}, {
-      get: (_target, method: string) => async (principal: TokenPrincipal, ...args: unknown[]) => {
+      get: (_target, method: string) => async (principal: AuthPrincipal, ...args: unknown[]) => {
         this.calls.push({ service, method, principal, args });
+        if (this.failWith) throw this.failWith;
+        if (!(method in answers)) throw new NotFoundError('No such school');
         return answers[method];
       },
     });
@@ -48,7 +85,6 @@ class RecordingServices {
 describe('the MCP endpoint (SDK v2 server; 2026-07-28 and the 2025 revisions, stateless)', () => {
   let app: NestFastifyApplication;
   let introspection: Server;
-  let reader: FakeCatalogReader;
   let services: RecordingServices;
   let url: URL;
   let client: Client;
@@ -69,7 +105,6 @@ describe('the MCP endpoint (SDK v2 server; 2026-07-28 and the 2025 revisions, st
     await new Promise<void>((resolve) => introspection.listen(0, '127.0.0.1', resolve));
     const port = (introspection.address() as AddressInfo).port;
 
-    reader = new FakeCatalogReader();
     services = new RecordingServices();
     const moduleRef = await Test.createTestingModule({
       imports: [
@@ -84,8 +119,6 @@ describe('the MCP endpoint (SDK v2 server; 2026-07-28 and the 2025 revisions, st
         McpModule.register({ publicBaseUrl: BASE, defaultSchoolId: 'demo-school' }),
       ],
     })
-      .overrideProvider(CATALOG_READER)
-      .useValue(reader)
       .overrideProvider(SCHOOL_SERVICES)
       .useValue(services)
       .compile();
@@ -104,9 +137,8 @@ describe('the MCP endpoint (SDK v2 server; 2026-07-28 and the 2025 revisions, st
   });
 
   beforeEach(() => {
-    reader.calls.length = 0;
-    reader.failWith = undefined;
     services.calls.length = 0;
+    services.failWith = undefined;
   });
 
   const call = async (name: string, args: Record<string, unknown> = {}) =>
@@ -178,7 +210,7 @@ describe('the MCP endpoint (SDK v2 server; 2026-07-28 and the 2025 revisions, st
         { 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/call', 'mcp-name': 'get_course' },
       );
       expect(response.status).toBe(400);
-      expect(reader.calls).toEqual([]);
+      expect(services.calls).toEqual([]);
     });
 
     it('a protocol version it does not serve is refused', async () => {
@@ -284,70 +316,60 @@ describe('the MCP endpoint (SDK v2 server; 2026-07-28 and the 2025 revisions, st
   });
 
   describe('the catalog tools (public)', () => {
-    it('list_courses: a page of the default school, as structured content and JSON text', async () => {
+    it('list_courses: the REST list as the anonymous caller, in the default school; the output schema’s fields, as structured content and JSON text', async () => {
       const result = await call('list_courses');
       expect(result.isError).toBeFalsy();
       expect(result.structuredContent).toEqual({ data: [COURSE], next_cursor: 'next-page' });
       expect(JSON.parse((result.content[0] as { text: string }).text)).toEqual(result.structuredContent);
-      expect(reader.calls).toEqual([{ method: 'listCourses', schoolId: 'demo-school', args: [{ limit: 20, cursor: undefined }] }]);
+      expect(services.calls).toEqual([
+        { service: 'courses', method: 'list', principal: ANONYMOUS, args: [{ school: 'demo-school', limit: 20, cursor: undefined }] },
+      ]);
     });
 
-    it('list_courses: passes the school, the page size and the cursor on', async () => {
-      await call('list_courses', { school: 'demo-school', limit: 5, cursor: 'next-page' });
-      expect(reader.calls[0].args).toEqual([{ limit: 5, cursor: 'next-page' }]);
+    it('a token does not change what a catalog tool reads: still the anonymous view', async () => {
+      const response = await post(callMessage('list_courses', { school: 'demo-school', limit: 5, cursor: 'next-page' }), { authorization: 'Bearer students-token' });
+      expect(response.status).toBe(200);
+      expect(services.calls).toEqual([
+        { service: 'courses', method: 'list', principal: ANONYMOUS, args: [{ school: 'demo-school', limit: 5, cursor: 'next-page' }] },
+      ]);
     });
 
-    it('search_courses: finds by text', async () => {
-      expect((await call('search_courses', { query: 'sql' })).structuredContent).toEqual({ data: [COURSE], next_cursor: null });
-      expect((await call('search_courses', { query: 'pottery' })).structuredContent).toEqual({ data: [], next_cursor: null });
-    });
-
-    it('get_course: the course with its curriculum outline', async () => {
-      expect((await call('get_course', { course_id: 'course-1' })).structuredContent).toEqual(COURSE_DETAIL);
-    });
-
-    it('get_course: a course that is not in the public catalog is a tool error', async () => {
-      const result = await call('get_course', { course_id: 'draft-course' });
-      expect(result.isError).toBe(true);
-      expect(result.content).toEqual([{ type: 'text', text: 'No published course with the id "draft-course" in the school "demo-school"' }]);
-    });
-
-    it.each([
-      ['list_lecturers', 'listLecturers'],
-      ['list_events', 'listEvents'],
-      ['list_membership_plans', 'listMembershipPlans'],
-      ['list_digital_products', 'listDigitalProducts'],
-    ])('%s: one page of the school', async (tool, method) => {
-      const result = await call(tool);
-      expect(result.isError).toBeFalsy();
-      expect((result.structuredContent as { data: unknown[] }).data).toHaveLength(1);
-      expect(reader.calls[0]).toMatchObject({ method, schoolId: 'demo-school' });
+    it('get_course: the course, its lecturer and its outline, from the REST services', async () => {
+      expect((await call('get_course', { course_id: 'course-1' })).structuredContent).toEqual({
+        ...COURSE,
+        description: 'A **gentle** start.',
+        lecturer: { id: 'lecturer-1', name: 'Ada Lovelace', headline: 'Analyst' },
+        outline: [{ id: 'section-1', title: 'Getting started', lessons: [{ id: 'lesson-1', title: 'What is a table?', kind: 'video', duration_minutes: 7 }] }],
+      });
+      expect(services.calls.map(({ service, method, principal }) => [service, method, principal])).toEqual([
+        ['courses', 'get', ANONYMOUS],
+        ['curriculum', 'outline', ANONYMOUS],
+        ['lecturers', 'get', ANONYMOUS],
+      ]);
     });
 
     it('get_school_profile: the public profile', async () => {
       expect((await call('get_school_profile')).structuredContent).toMatchObject({ id: 'demo-school', name: 'Demo Academy' });
     });
 
-    it('an unknown school is a tool error naming it', async () => {
-      for (const tool of ['list_courses', 'list_lecturers', 'get_school_profile']) {
-        const result = await call(tool, { school: 'nowhere' });
-        expect(result).toMatchObject({ isError: true, content: [{ type: 'text', text: 'No school with the id "nowhere"' }] });
-      }
+    it('a REST 404 is a tool error naming the school', async () => {
+      const result = await call('list_membership_plans', { school: 'nowhere' });
+      expect(result).toMatchObject({ isError: true, content: [{ type: 'text', text: 'No school with the id "nowhere"' }] });
     });
 
     it('invalid arguments are refused by the input schema', async () => {
       const result = await call('list_courses', { limit: 1000 });
       expect(result.isError).toBe(true);
-      expect(reader.calls).toEqual([]);
+      expect(services.calls).toEqual([]);
     });
 
-    it('a bad cursor is a tool error with the reader’s explanation', async () => {
-      reader.failWith = new InvalidRequestError('cursor: not a cursor this list issued');
+    it('a bad cursor is a tool error with the service’s explanation', async () => {
+      services.failWith = new InvalidRequestError('cursor: not a cursor this list issued');
       expect((await call('list_courses', { cursor: 'forged' })).content).toEqual([{ type: 'text', text: 'cursor: not a cursor this list issued' }]);
     });
 
     it('an unexpected failure is answered without its details', async () => {
-      reader.failWith = new Error('connect ECONNREFUSED 10.0.0.5:5432 SELECT * FROM courses');
+      services.failWith = new Error('connect ECONNREFUSED 10.0.0.5:5432 SELECT * FROM courses');
       const result = await call('list_courses');
       expect(result).toMatchObject({ isError: true });
       expect(JSON.stringify(result)).not.toContain('ECONNREFUSED');

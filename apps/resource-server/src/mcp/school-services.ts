@@ -4,13 +4,20 @@ import { AnalyticsService } from '../analytics/analytics.service';
 import { CouponsService } from '../coupons/coupons.service';
 import { CoursesService } from '../courses/courses.service';
 import { CurriculumService } from '../curriculum/curriculum.service';
+import { DigitalProductsService } from '../digital-products/digital-products.service';
 import { EventsService } from '../events/events.service';
+import { LecturersService } from '../lecturers/lecturers.service';
 import { MembersService } from '../members/members.service';
+import { MembershipPlansService } from '../membership-plans/membership-plans.service';
 import { OrdersService } from '../orders/orders.service';
 import { PostsService } from '../posts/posts.service';
+import { SchoolService } from '../school/school.service';
 import { StudentsService } from '../students/students.service';
 
-/** The REST API's services that the private tools call: the same instances the controllers use. */
+/**
+ * The REST API's services that the tools call: the same instances the controllers use. The
+ * catalog tools call them with the anonymous principal, the private tools with the caller's.
+ */
 export interface SchoolServices {
   readonly students: StudentsService;
   readonly members: MembersService;
@@ -21,6 +28,10 @@ export interface SchoolServices {
   readonly curriculum: CurriculumService;
   readonly events: EventsService;
   readonly posts: PostsService;
+  readonly lecturers: LecturersService;
+  readonly membershipPlans: MembershipPlansService;
+  readonly digitalProducts: DigitalProductsService;
+  readonly school: SchoolService;
 }
 
 export const SCHOOL_SERVICES = Symbol('SCHOOL_SERVICES');
@@ -46,6 +57,10 @@ export class ApplicationSchoolServices implements SchoolServices {
   get curriculum() { return this.service(CurriculumService); }
   get events() { return this.service(EventsService); }
   get posts() { return this.service(PostsService); }
+  get lecturers() { return this.service(LecturersService); }
+  get membershipPlans() { return this.service(MembershipPlansService); }
+  get digitalProducts() { return this.service(DigitalProductsService); }
+  get school() { return this.service(SchoolService); }
 
   private service<T>(type: Type<T>): T {
     const cached = this.resolved.get(type) as T | undefined;

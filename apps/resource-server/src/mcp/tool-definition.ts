@@ -1,17 +1,17 @@
 import type { AuthPrincipal } from '@platform/bearer-auth';
 import type { Scope } from '@platform/scopes';
 import type { z } from 'zod';
-import type { CatalogReader } from './catalog-reader';
 import type { SchoolServices } from './school-services';
 
 /** What a tool's handler works with: the caller and the services the REST controllers use. */
 export interface ToolContext {
   /** The caller as /mcp authenticated it: anonymous, or a token of one school. */
   readonly principal: AuthPrincipal;
-  /** The REST API's own services; every private tool calls these with `principal`. */
+  /**
+   * The REST API's own services: every private tool calls them with `principal`, every
+   * catalog tool with the anonymous principal.
+   */
   readonly services: SchoolServices;
-  /** The public catalog (anonymous view). */
-  readonly catalog: CatalogReader;
   /** The school a catalog call without `school` looks at (DEFAULT_SCHOOL_ID). */
   readonly defaultSchoolId: string;
 }
@@ -57,8 +57,3 @@ export const UPDATE: ToolHints = { readOnlyHint: false, destructiveHint: true, i
 
 /** A missing item or school, answered to the model as a tool error (not a protocol error). */
 export class ToolNotFound extends Error {}
-
-export function found<T>(value: T | null, message: string): T {
-  if (value === null) throw new ToolNotFound(message);
-  return value;
-}
