@@ -2,7 +2,7 @@ import { ALL_SCOPES, SCOPES } from '@platform/scopes';
 import { spawnSync } from 'node:child_process';
 import { MCP_TOOLS, renderMcpToolTable } from '../mcp/tools';
 import { CALLBACK_CHECK, JSON_HELPER, renderAuthGuide, renderScopeTable } from './auth-guide';
-import { TEST_OPTIONS } from './test-options';
+import { TEST_OPTIONS } from '../../test/support/documents-options';
 
 describe('the authentication guide (/auth.md)', () => {
   const guide = renderAuthGuide(TEST_OPTIONS);

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DocumentsModule } from './documents.module';
 import { buildMcpProtectedResourceMetadata, buildProtectedResourceMetadata } from './protected-resource-metadata';
-import { TEST_OPTIONS } from './test-options';
+import { TEST_OPTIONS } from '../../test/support/documents-options';
 
 describe('the documents over HTTP', () => {
   let app: NestFastifyApplication;

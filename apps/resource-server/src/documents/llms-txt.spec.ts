@@ -1,5 +1,5 @@
 import { renderLlmsTxt } from './llms-txt';
-import { TEST_OPTIONS } from './test-options';
+import { TEST_OPTIONS } from '../../test/support/documents-options';
 
 describe('/llms.txt', () => {
   const text = renderLlmsTxt(TEST_OPTIONS);

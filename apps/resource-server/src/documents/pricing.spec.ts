@@ -2,7 +2,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadPricingFile, parsePricing, PricingFileError, renderPricing, resolvePricingFile } from './pricing';
-import { TEST_OPTIONS } from './test-options';
+import { TEST_OPTIONS } from '../../test/support/documents-options';
 
 const FILE = '/etc/platform/pricing.yaml';
 

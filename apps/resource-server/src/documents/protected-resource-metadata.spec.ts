@@ -1,6 +1,6 @@
 import { ALL_SCOPES } from '@platform/scopes';
 import { buildMcpProtectedResourceMetadata, buildProtectedResourceMetadata } from './protected-resource-metadata';
-import { TEST_OPTIONS } from './test-options';
+import { TEST_OPTIONS } from '../../test/support/documents-options';
 
 describe('protected resource metadata (RFC 9728)', () => {
   it('names the canonical resource, its authorization server, every scope and the guide', () => {

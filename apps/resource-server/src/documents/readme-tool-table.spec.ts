@@ -2,7 +2,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { renderMcpToolTable } from '../mcp/tools';
 import { renderAuthGuide } from './auth-guide';
-import { TEST_OPTIONS } from './test-options';
+import { TEST_OPTIONS } from '../../test/support/documents-options';
 
 /**
  * README.md repeats two things the code generates; this spec fails when they drift apart:

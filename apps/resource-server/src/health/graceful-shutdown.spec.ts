@@ -15,7 +15,7 @@ import { createTestDatabase, type TestDatabase } from '../../../../tools/test-su
 import { createResourceServer } from '../bootstrap';
 import { loadResourceConfig } from '../config/resource-config';
 import { PrismaService } from '../database/prisma.service';
-import { AuthServerStub } from './auth-server.stub';
+import { AuthServerStub } from '../../test/support/auth-server.stub';
 
 jest.setTimeout(60_000);
 

@@ -3,7 +3,7 @@ import { LocalEventBus } from '@platform/event-bus';
 import { startTestResourceServer, type TestResourceServer } from '../../test/support/test-resource-server';
 import { createResourceServer } from '../bootstrap';
 import { loadResourceConfig } from '../config/resource-config';
-import { AuthServerStub } from './auth-server.stub';
+import { AuthServerStub } from '../../test/support/auth-server.stub';
 
 jest.setTimeout(60_000);
 

@@ -7,7 +7,7 @@ import { OAuthExceptionFilter } from '@platform/oauth-errors';
 import { ALL_SCOPES, SCOPES } from '@platform/scopes';
 import { execFileSync } from 'node:child_process';
 import { DocumentsModule } from '../documents/documents.module';
-import { TEST_OPTIONS } from '../documents/test-options';
+import { TEST_OPTIONS } from '../../test/support/documents-options';
 import { OAUTH_SCHEMAS } from './authorization-server-paths';
 import { buildOpenApiDocument } from './build-openapi-document';
 import { OpenApiModule, publishOpenApiDocument } from './openapi.module';
