@@ -39,7 +39,7 @@ export class IntrospectionService {
     const hint = parseTokenTypeHint(params.optional('token_type_hint', 50));
 
     if (caller.kind === 'resource-server') {
-      const accessToken = await this.lookup.findActiveAccessToken(token);
+      const accessToken = await this.lookup.findActiveAccessTokenState(token);
       return accessToken ? this.describe('access_token', accessToken) : INACTIVE;
     }
     const found = await this.lookup.findActive(token, hint);

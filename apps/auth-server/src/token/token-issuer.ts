@@ -1,93 +1,71 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { TokenResponse } from '@platform/contracts';
-import { formatScopes } from '@platform/scopes';
 import { randomUUID } from 'node:crypto';
 import { AUTH_CONFIG, type AuthConfig } from '../config/auth-config';
 import { generateOpaqueToken, hashToken } from '../crypto/tokens';
-import type { Prisma } from '../generated/prisma/client';
 import { SigningKeysService } from '../keys/signing-keys.service';
-import { TokensRepository } from './tokens.repository';
-
-export interface GrantContext {
-  id: string;
-  clientId: string;
-  userId: string;
-  schoolId: string;
-  resource: string;
-  nonce: string | null;
-  authTime: Date;
-}
-
-export interface IssueRequest {
-  grant: GrantContext;
-  /** Scopes of the new access token. */
-  accessScopes: readonly string[];
-  /** Scopes of the new refresh token (RFC 6749 §6: identical to the one it replaces); null: none. */
-  refreshScopes: readonly string[] | null;
-}
+import { ActiveAccessTokens } from './active-access-tokens';
+import type { IssuedRow, NewTokens } from './token-queries';
 
 export interface IssuedTokens {
   response: Omit<TokenResponse, 'id_token'>;
-  /** Present when `openid` is among the access scopes: the claims to sign after commit. */
+  /** Present when `openid` is among the access scopes: the claims to sign. */
   idTokenClaims?: Record<string, unknown>;
 }
 
+/** A statement that inserts the given tokens if its conditions hold (token-queries.ts), and says for which grant. */
+export type IssuingStatement = (tokens: NewTokens) => Promise<IssuedRow | null>;
+
 /**
- * Creates an access token and (optionally) a refresh token inside the caller's transaction.
- * Only hashes are stored; the raw values exist in this response alone.
+ * Makes new token values, has an issuing statement store their hashes, and answers with the
+ * raw values (they exist in this response alone). The new access token is held in memory at
+ * once (ActiveAccessTokens): its first introspection needs no database read.
  */
 @Injectable()
 export class TokenIssuer {
   constructor(
     @Inject(AUTH_CONFIG) private readonly config: AuthConfig,
-    private readonly tokens: TokensRepository,
     private readonly keys: SigningKeysService,
+    private readonly activeTokens: ActiveAccessTokens,
   ) {}
 
-  async issue(tx: Prisma.TransactionClient, request: IssueRequest): Promise<IssuedTokens> {
-    const { grant } = request;
+  /** Null when the statement issued nothing (its conditions did not hold). */
+  async issue(withRefreshToken: boolean, statement: IssuingStatement): Promise<IssuedTokens | null> {
     const now = new Date();
     const accessToken = generateOpaqueToken();
-    const accessScope = formatScopes(request.accessScopes);
-
-    let refreshToken: string | undefined;
-    let refreshTokenId: string | null = null;
-    if (request.refreshScopes) {
-      refreshToken = generateOpaqueToken();
-      refreshTokenId = randomUUID();
-      await this.tokens.insertRefreshToken(tx, {
-        id: refreshTokenId,
-        tokenHash: hashToken(refreshToken),
-        grantId: grant.id,
+    const refreshToken = withRefreshToken ? generateOpaqueToken() : undefined;
+    const tokens: NewTokens = {
+      now,
+      access: { id: randomUUID(), tokenHash: hashToken(accessToken), expiresAt: this.expiry(now, this.config.ttl.accessToken) },
+      refresh: refreshToken
+        ? { id: randomUUID(), tokenHash: hashToken(refreshToken), expiresAt: this.expiry(now, this.config.ttl.refreshToken) }
+        : null,
+    };
+    const period = this.activeTokens.trustPeriod();
+    const grant = await statement(tokens);
+    if (!grant) return null;
+    this.activeTokens.remember(
+      {
+        id: tokens.access.id,
+        tokenHash: tokens.access.tokenHash,
+        grantId: grant.grantId,
         clientId: grant.clientId,
-        scope: formatScopes(request.refreshScopes),
-        resource: grant.resource,
+        scope: grant.accessScope,
         issuedAt: now,
-        expiresAt: new Date(now.getTime() + this.config.ttl.refreshToken * 1000),
-      });
-    }
-    await this.tokens.insertAccessToken(tx, {
-      tokenHash: hashToken(accessToken),
-      grantId: grant.id,
-      refreshTokenId,
-      clientId: grant.clientId,
-      userId: grant.userId,
-      schoolId: grant.schoolId,
-      scope: accessScope,
-      audience: grant.resource,
-      issuedAt: now,
-      expiresAt: new Date(now.getTime() + this.config.ttl.accessToken * 1000),
-    });
+        expiresAt: tokens.access.expiresAt,
+        grant: { userId: grant.userId, schoolId: grant.schoolId, resource: grant.resource },
+      },
+      period,
+    );
 
-    const response: IssuedTokens['response'] = {
+    const response = {
       access_token: accessToken,
       token_type: 'Bearer',
       expires_in: this.config.ttl.accessToken,
       ...(refreshToken ? { refresh_token: refreshToken } : {}),
-      scope: accessScope,
+      scope: grant.accessScope,
     } as IssuedTokens['response'];
-
-    if (!request.accessScopes.includes('openid')) return { response };
+    if (!grant.accessScope.split(' ').includes('openid')) return { response };
     return {
       response,
       idTokenClaims: {
@@ -105,5 +83,9 @@ export class TokenIssuer {
     if (!issued.idTokenClaims) return issued.response as TokenResponse;
     const idToken = await this.keys.sign(issued.idTokenClaims, this.config.ttl.accessToken);
     return { ...issued.response, id_token: idToken } as TokenResponse;
+  }
+
+  private expiry(now: Date, seconds: number): Date {
+    return new Date(now.getTime() + seconds * 1000);
   }
 }

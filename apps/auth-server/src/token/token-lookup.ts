@@ -1,13 +1,14 @@
 import { Injectable } from '@nestjs/common';
 import { hashToken } from '../crypto/tokens';
+import { ActiveAccessTokens } from './active-access-tokens';
+import { type ActiveAccessTokenRow, type RefreshTokenRow, TokenQueries } from './token-queries';
 import { TokensRepository } from './tokens.repository';
 
-type StoredAccessToken = NonNullable<Awaited<ReturnType<TokensRepository['findAccessTokenByHash']>>>;
-type StoredRefreshToken = NonNullable<Awaited<ReturnType<TokensRepository['findRefreshTokenByHash']>>>;
+type StoredAccessTokenWithUser = NonNullable<Awaited<ReturnType<TokensRepository['findAccessTokenByHash']>>>;
 
 export type ActiveToken =
-  | { kind: 'access_token'; token: StoredAccessToken }
-  | { kind: 'refresh_token'; token: StoredRefreshToken };
+  | { kind: 'access_token'; token: ActiveAccessTokenRow }
+  | { kind: 'refresh_token'; token: RefreshTokenRow };
 
 /** Opaque tokens are bounded base64url strings; anything else cannot be one of ours. */
 const TOKEN_SHAPE = /^[A-Za-z0-9_-]{20,128}$/;
@@ -15,18 +16,29 @@ const TOKEN_SHAPE = /^[A-Za-z0-9_-]{20,128}$/;
 /** Finds a live token: not expired, not revoked, its grant not revoked. */
 @Injectable()
 export class TokenLookup {
-  constructor(private readonly tokens: TokensRepository) {}
+  constructor(
+    private readonly tokens: TokensRepository,
+    private readonly queries: TokenQueries,
+    private readonly activeAccessTokens: ActiveAccessTokens,
+  ) {}
 
-  async findActiveAccessToken(raw: string, now = new Date()): Promise<StoredAccessToken | null> {
+  /** With its grant's user (userinfo). */
+  async findActiveAccessToken(raw: string, now = new Date()): Promise<StoredAccessTokenWithUser | null> {
     if (!TOKEN_SHAPE.test(raw)) return null;
     const token = await this.tokens.findAccessTokenByHash(hashToken(raw));
     if (!token || token.revokedAt || token.grant.revokedAt || token.expiresAt <= now) return null;
     return token;
   }
 
-  async findActiveRefreshToken(raw: string, now = new Date()): Promise<StoredRefreshToken | null> {
+  /** As introspection answers it: from memory when held (ActiveAccessTokens). */
+  async findActiveAccessTokenState(raw: string): Promise<ActiveAccessTokenRow | null> {
     if (!TOKEN_SHAPE.test(raw)) return null;
-    const token = await this.tokens.findRefreshTokenByHash(hashToken(raw));
+    return this.activeAccessTokens.findByHash(hashToken(raw));
+  }
+
+  async findActiveRefreshToken(raw: string, now = new Date()): Promise<RefreshTokenRow | null> {
+    if (!TOKEN_SHAPE.test(raw)) return null;
+    const token = await this.queries.findRefreshTokenByHash(hashToken(raw));
     if (!token || token.revokedAt || token.rotatedAt || token.grant.revokedAt || token.expiresAt <= now) return null;
     return token;
   }
@@ -35,9 +47,9 @@ export class TokenLookup {
    * A refresh token already rotated out whose grant is still alive. Not usable (not active),
    * but revoking it must still end its grant (revocation.service.ts).
    */
-  async findRotatedRefreshToken(raw: string): Promise<StoredRefreshToken | null> {
+  async findRotatedRefreshToken(raw: string): Promise<RefreshTokenRow | null> {
     if (!TOKEN_SHAPE.test(raw)) return null;
-    const token = await this.tokens.findRefreshTokenByHash(hashToken(raw));
+    const token = await this.queries.findRefreshTokenByHash(hashToken(raw));
     if (!token || !token.rotatedAt || token.revokedAt || token.grant.revokedAt) return null;
     return token;
   }
@@ -48,7 +60,7 @@ export class TokenLookup {
       hint === 'refresh_token' ? ['refresh_token', 'access_token'] : ['access_token', 'refresh_token'];
     for (const kind of order) {
       if (kind === 'access_token') {
-        const token = await this.findActiveAccessToken(raw);
+        const token = await this.findActiveAccessTokenState(raw);
         if (token) return { kind, token };
       } else {
         const token = await this.findActiveRefreshToken(raw);

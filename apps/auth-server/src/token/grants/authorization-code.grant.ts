@@ -1,7 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { TokenResponse } from '@platform/contracts';
 import { InvalidGrantError, InvalidRequestError, UnauthorizedClientError } from '@platform/oauth-errors';
-import { parseScopeString } from '@platform/scopes';
 import type { RegisteredClient } from '../../clients/clients.repository';
 import type { FormParams } from '../../client-auth/form-params';
 import { AUTH_CONFIG, type AuthConfig } from '../../config/auth-config';
@@ -9,18 +8,22 @@ import { hashToken } from '../../crypto/tokens';
 import { resolveResource } from '../../resources/resource-indicator';
 import { GrantRevoker } from '../grant-revoker';
 import { TokenIssuer } from '../token-issuer';
-import { TokensRepository } from '../tokens.repository';
+import { type ConsumedCodeRow, TokenQueries } from '../token-queries';
 import type { GrantHandler } from './grant-handler';
-import { isWellFormedVerifier, verifierMatchesChallenge } from './pkce';
+import { challengeOf, isWellFormedVerifier, verifierMatchesChallenge } from './pkce';
 
-/** RFC 6749 §4.1.3 with PKCE (RFC 7636 §4.5–4.6). */
+/**
+ * RFC 6749 §4.1.3 with PKCE (RFC 7636 §4.5–4.6). The usual request is one statement: consume
+ * the code and issue the tokens (TokenQueries.consumeCodeAndIssue); when that issues nothing,
+ * what it returned (or the code's owner) says why.
+ */
 @Injectable()
 export class AuthorizationCodeGrant implements GrantHandler {
   readonly grantType = 'authorization_code';
 
   constructor(
     @Inject(AUTH_CONFIG) private readonly config: AuthConfig,
-    private readonly tokens: TokensRepository,
+    private readonly queries: TokenQueries,
     private readonly issuer: TokenIssuer,
     private readonly revoker: GrantRevoker,
   ) {}
@@ -38,46 +41,40 @@ export class AuthorizationCodeGrant implements GrantHandler {
       throw new UnauthorizedClientError('This client is not registered for the authorization_code grant');
     }
 
-    const stored = await this.tokens.findCodeByHash(hashToken(code));
-    // RFC 6749 §4.1.3: "ensure that the authorization code was issued to the authenticated client".
-    if (!stored || stored.grant.clientId !== client.id) {
-      throw new InvalidGrantError('The authorization code is invalid, expired or already used');
-    }
-
-    const now = new Date();
-    const outcome = await this.tokens.transaction(async (tx) => {
-      // RFC 6749 §4.1.2: "The client MUST NOT use the authorization code more than once."
-      if (!(await this.tokens.consumeCode(tx, stored.id, now))) return { replayed: true as const };
-      if (stored.expiresAt <= now || stored.grant.revokedAt) return { invalid: 'expired or revoked' };
-      // §4.1.3: the redirect_uri must be "identical" to the one of the authorization request.
-      if (redirectUri !== stored.redirectUri) return { invalid: 'redirect_uri does not match' };
-      if (!verifierMatchesChallenge(verifier, stored.codeChallenge)) return { invalid: 'PKCE verification failed' };
-
-      const scopes = parseScopeString(stored.grant.scope);
-      const issued = await this.issuer.issue(tx, {
-        grant: stored.grant,
-        accessScopes: scopes,
-        refreshScopes: client.grantTypes.includes('refresh_token') ? scopes : null,
-      });
-      return { issued };
+    const codeHash = hashToken(code);
+    const consumption: { code: ConsumedCodeRow | null } = { code: null };
+    const issued = await this.issuer.issue(client.grantTypes.includes('refresh_token'), async (tokens) => {
+      // RFC 6749 §4.1.2: "The client MUST NOT use the authorization code more than once." One
+      // statement consumes it (of parallel ones, exactly one) and issues when the checks pass.
+      consumption.code = await this.queries.consumeCodeAndIssue(codeHash, client.id, redirectUri, challengeOf(verifier), tokens);
+      return consumption.code?.issued ?? null;
     });
+    if (issued) return this.issuer.withIdToken(issued);
 
-    if ('replayed' in outcome) {
+    const consumed = consumption.code;
+    if (!consumed) {
+      // RFC 6749 §4.1.3: "ensure that the authorization code was issued to the authenticated client".
+      const stored = await this.queries.findCodeClientByHash(codeHash);
+      if (!stored || stored.clientId !== client.id) {
+        throw new InvalidGrantError('The authorization code is invalid, expired or already used');
+      }
       // RFC 9700 §4.5 / RFC 6749 §4.1.2: "If an authorization code is used more than once,
       // the authorization server MUST deny the request and SHOULD revoke (when possible) all
       // tokens previously issued based on that authorization code."
       await this.revoker.revokeGrant(stored.grantId, 'code_replay');
       throw new InvalidGrantError('The authorization code is invalid, expired or already used', 'code replay');
     }
-    if ('invalid' in outcome) {
-      const description =
-        outcome.invalid === 'PKCE verification failed'
-          ? 'PKCE verification failed: code_verifier does not match the code_challenge'
-          : outcome.invalid === 'redirect_uri does not match'
-            ? 'redirect_uri does not match the one of the authorization request'
-            : 'The authorization code is invalid, expired or already used';
-      throw new InvalidGrantError(description, outcome.invalid);
+    // Consumed, but refused (the code is used up all the same):
+    if (consumed.expiresAt <= new Date() || consumed.grantRevokedAt) {
+      throw new InvalidGrantError('The authorization code is invalid, expired or already used', 'expired or revoked');
     }
-    return this.issuer.withIdToken(outcome.issued);
+    // §4.1.3: the redirect_uri must be "identical" to the one of the authorization request.
+    if (redirectUri !== consumed.redirectUri) {
+      throw new InvalidGrantError('redirect_uri does not match the one of the authorization request', 'redirect_uri does not match');
+    }
+    if (!verifierMatchesChallenge(verifier, consumed.codeChallenge)) {
+      throw new InvalidGrantError('PKCE verification failed: code_verifier does not match the code_challenge', 'PKCE verification failed');
+    }
+    throw new InvalidGrantError('The authorization code is invalid, expired or already used', 'refused');
   }
 }

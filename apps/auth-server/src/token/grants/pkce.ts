@@ -8,8 +8,12 @@ export function isWellFormedVerifier(verifier: string): boolean {
   return VERIFIER.test(verifier);
 }
 
+/** RFC 7636 §4.6: the S256 challenge of a verifier, BASE64URL-ENCODE(SHA256(ASCII(code_verifier))). */
+export function challengeOf(verifier: string): string {
+  return createHash('sha256').update(verifier, 'ascii').digest('base64url');
+}
+
 /** RFC 7636 §4.6: BASE64URL-ENCODE(SHA256(ASCII(code_verifier))) == code_challenge */
 export function verifierMatchesChallenge(verifier: string, challenge: string): boolean {
-  const computed = createHash('sha256').update(verifier, 'ascii').digest('base64url');
-  return hashesEqual(computed, challenge);
+  return hashesEqual(challengeOf(verifier), challenge);
 }

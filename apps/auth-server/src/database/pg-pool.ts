@@ -1,0 +1,42 @@
+import { Logger } from '@nestjs/common';
+import { Pool, type QueryConfig, types } from 'pg';
+
+/**
+ * Injection token of the one pg pool of the process: Prisma runs on it (PrismaPg) and hot
+ * paths send their own SQL through it, so both share the connection limit (1 in the
+ * embedded mode, whose PostgreSQL serves one session at a time).
+ */
+export const PG_POOL = Symbol('PG_POOL');
+
+const logger = new Logger('PgPool');
+
+export function createPgPool(database: { url: string; poolSize: number }): Pool {
+  const pool = new Pool({ connectionString: database.url, max: database.poolSize, connectionTimeoutMillis: 5_000 });
+  // An idle connection that breaks (database restart) emits 'error' on the pool: without a
+  // listener that would end the process. The next query takes a new connection.
+  pool.on('error', (error) => logger.warn(`idle database connection lost: ${error.message}`));
+  return pool;
+}
+
+const TIMESTAMP_OID = 1114;
+
+/**
+ * Prisma stores DateTime as `timestamp(3)` (no time zone) holding UTC. pg's default parser
+ * reads such a value in the process's local zone; this one reads it as UTC. Per query, so
+ * the pool's other users (Prisma has its own parsers) are unaffected.
+ */
+const utcTimestamps: QueryConfig['types'] = {
+  getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
+    oid === TIMESTAMP_OID ? (value: string) => new Date(`${value.replace(' ', 'T')}Z`) : types.getTypeParser(oid, format)) as never,
+};
+
+/** A parameter for a `timestamp(3)` column: UTC wall-clock text (PostgreSQL ignores the Z for this type). */
+export function utc(date: Date): string {
+  return date.toISOString();
+}
+
+/** One statement over the shared pool, timestamps read as UTC. */
+export async function query<Row>(pool: Pool, text: string, values: readonly unknown[]): Promise<Row[]> {
+  const result = await pool.query({ text, values: values as unknown[], types: utcTimestamps });
+  return result.rows as Row[];
+}

@@ -1,0 +1,70 @@
+import { Injectable } from '@nestjs/common';
+import { LRUCache } from 'lru-cache';
+import { RevocationTrust } from '../events/revocation-trust';
+import { type ActiveAccessTokenRow, TokenQueries } from './token-queries';
+
+/** Entries held at most; the least recently used go first. */
+const MAX_ENTRIES = 100_000;
+/**
+ * The longest an entry is held, whatever the token's lifetime: a revocation whose event could
+ * not be published at all (Redis refused the publish while this instance still heard its own
+ * heartbeats) is honoured here after at most this long.
+ */
+const TTL_CEILING_MS = 60_000;
+
+/**
+ * The live access tokens, as introspection answers them, held in memory (as Keycloak and Hydra
+ * keep theirs): filled when a token is issued and when it is first looked up, keyed by the
+ * token's hash; evicted by revocation events (RevocationSubscriber) and by this instance's own
+ * revocations; never held past the token's exp nor past TTL_CEILING_MS. While revocation events
+ * may be being lost (RevocationTrust), every lookup reads the database and nothing is kept,
+ * and trust comes back with an empty map.
+ */
+@Injectable()
+export class ActiveAccessTokens {
+  private readonly entries = new LRUCache<string, ActiveAccessTokenRow>({ max: MAX_ENTRIES, ttl: TTL_CEILING_MS, ttlResolution: 0 });
+  /** Hashes revoked recently: a lookup or an issuance already under way must not put them back. */
+  private readonly revoked = new LRUCache<string, true>({ max: MAX_ENTRIES, ttl: TTL_CEILING_MS, ttlResolution: 0 });
+
+  constructor(
+    private readonly queries: TokenQueries,
+    private readonly trust: RevocationTrust,
+  ) {
+    trust.onChange(() => this.entries.clear());
+  }
+
+  /** The live access token of this hash, or null. */
+  async findByHash(tokenHash: string, now = new Date()): Promise<ActiveAccessTokenRow | null> {
+    const period = this.trust.trustPeriod();
+    if (period !== undefined) {
+      const held = this.entries.get(tokenHash);
+      if (held && held.expiresAt > now) return held;
+    }
+    const token = await this.queries.findActiveAccessTokenByHash(tokenHash, now);
+    if (token) this.remember(token, period);
+    return token;
+  }
+
+  /** The trust period to pass to remember() for a row about to be read or written. */
+  trustPeriod(): number | undefined {
+    return this.trust.trustPeriod();
+  }
+
+  /**
+   * Holds a live token read or written while `period` was current, unless trust changed
+   * meanwhile (an event may have been lost) or the token was revoked meanwhile.
+   */
+  remember(token: ActiveAccessTokenRow, period: number | undefined): void {
+    if (period === undefined || period !== this.trust.trustPeriod() || this.revoked.has(token.tokenHash)) return;
+    const ttl = Math.min(token.expiresAt.getTime() - Date.now(), TTL_CEILING_MS);
+    if (ttl > 0) this.entries.set(token.tokenHash, token, { ttl });
+  }
+
+  /** Revoked: dropped at once, and kept out while lookups that began before are still under way. */
+  evict(tokenHashes: readonly string[]): void {
+    for (const hash of tokenHashes) {
+      this.revoked.set(hash, true);
+      this.entries.delete(hash);
+    }
+  }
+}
