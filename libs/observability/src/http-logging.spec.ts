@@ -85,6 +85,74 @@ describe('request logs of a service (pino-http through nestjs-pino parameters)',
   });
 });
 
+describe('request logs at info', () => {
+  const { lines, stream } = collector();
+  let server: Server;
+  let origin: string;
+
+  beforeAll(async () => {
+    const [options] = nestLoggerParams({ service: 'test-service', level: 'info', destination: stream }).pinoHttp as [Options];
+    const middleware = pinoHttp(options, stream);
+    server = createServer((req, res) => {
+      middleware(req, res);
+      if (req.url?.startsWith('/denied')) {
+        req.log.warn('refused');
+        res.setHeader('www-authenticate', 'Bearer error="invalid_token"');
+        res.writeHead(401).end();
+      } else if (req.url === '/boom') {
+        res.writeHead(500).end();
+      } else {
+        res.setHeader('set-cookie', 'sid=cookie-value-333');
+        res.writeHead(200).end('ok');
+      }
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+
+  afterAll(async () => {
+    await new Promise((resolve) => server.close(resolve));
+  });
+
+  const completed = (id: string) => lines.find((line) => line.reqId === id && line.msg === 'request completed');
+
+  it('give a successful request a short line: id, method, path, status, duration, no headers', async () => {
+    await fetch(`${origin}/api/v1/courses?limit=5&secret=query-value-444`, {
+      headers: { 'x-request-id': 'short-ok', authorization: 'Bearer token-value-555' },
+    });
+    const line = completed('short-ok');
+    expect(line).toEqual({
+      level: 'info',
+      time: expect.any(String),
+      service: 'test-service',
+      pid: process.pid,
+      hostname: expect.any(String),
+      reqId: 'short-ok',
+      req: { method: 'GET', url: '/api/v1/courses' },
+      res: { statusCode: 200 },
+      responseTime: expect.any(Number),
+      msg: 'request completed',
+    });
+    expect(JSON.stringify(lines)).not.toMatch(/token-value-555|query-value-444|cookie-value-333/);
+  });
+
+  it('keep the request id, the redacted headers and the peer on every refused or failed request', async () => {
+    await fetch(`${origin}/denied?token=query-value-666`, {
+      headers: { 'x-request-id': 'detail-401', authorization: 'Bearer token-value-777', cookie: 'sid=cookie-value-888' },
+    });
+    await fetch(`${origin}/boom`, { headers: { 'x-request-id': 'detail-500' } });
+    expect(lines.filter((line) => line.reqId === 'detail-401').map((line) => line.msg)).toEqual(['refused', 'request completed']);
+    expect(completed('detail-401')).toMatchObject({
+      level: 'info',
+      req: { method: 'GET', url: '/denied', headers: { authorization: '[Redacted]', cookie: '[Redacted]' }, remoteAddress: '127.0.0.1' },
+      res: { statusCode: 401, headers: { 'www-authenticate': 'Bearer error="invalid_token"' } },
+    });
+    expect(completed('detail-500')).toMatchObject({ level: 'error', req: { url: '/boom', headers: expect.any(Object) }, res: { statusCode: 500 } });
+    expect(completed('detail-500')).not.toHaveProperty('err');
+    expect(JSON.stringify(lines)).not.toMatch(/token-value-777|query-value-666|cookie-value-888/);
+  });
+});
+
 describe('baseLoggerOptions', () => {
   it('redacts credentials in any line that carries headers', () => {
     const { lines, stream } = collector();
