@@ -2,3 +2,4 @@ export * from './registration';
 export * from './tokens';
 export * from './events';
 export * from './metadata';
+export * from './oauth-paths';

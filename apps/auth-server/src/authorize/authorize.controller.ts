@@ -1,6 +1,6 @@
 import { Controller, Get, Post, Req, Res, UseFilters } from '@nestjs/common';
+import { OAUTH_PATHS } from '@platform/contracts';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { OAUTH_PATHS } from '../discovery/endpoints';
 import { sendHtml, sendRedirect } from '../pages/html-response';
 import { AuthorizeExceptionFilter } from './authorize-exception.filter';
 import { type AuthorizeOutcome, AuthorizeService, CONSENT_ACTION, LOGIN_ACTION } from './authorize.service';

@@ -1,4 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
+import { OAUTH_PATHS } from '@platform/contracts';
 import { AccessDeniedError, type OAuthError } from '@platform/oauth-errors';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AccountsService } from '../accounts/accounts.service';
@@ -6,7 +7,6 @@ import { BrandingService } from '../branding/branding.service';
 import { ClientDirectory, type DirectoryClient, scopePolicyOf } from '../client-metadata-documents';
 import { AUTH_CONFIG, type AuthConfig } from '../config/auth-config';
 import { generateOpaqueToken, hashToken } from '../crypto/tokens';
-import { OAUTH_PATHS } from '../discovery/endpoints';
 import { imageSourcesOf, renderConsentPage, renderLoginPage } from '../pages/pages';
 import { type ActiveSession, SessionService } from '../sessions/session.service';
 import { type AuthorizationClient, type AuthorizationRequest, validateAuthorizationRequest } from './authorization-request';

@@ -1,6 +1,6 @@
+import { OAUTH_PATHS } from '@platform/contracts';
 import type { FastifyInstance } from 'fastify';
 import type { AuthConfig } from '../config/auth-config';
-import { OAUTH_PATHS } from '../discovery/endpoints';
 import { CONNECTED_APPS_PATH } from '../connected-apps/connected-apps.service';
 import { PAGE_SECURITY_HEADERS } from '../pages/html-response';
 

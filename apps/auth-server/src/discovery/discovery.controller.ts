@@ -1,17 +1,18 @@
 import { Controller, Get, Header } from '@nestjs/common';
+import { OAUTH_PATHS } from '@platform/contracts';
 import { DiscoveryService } from './discovery.service';
 
-@Controller('.well-known')
+@Controller()
 export class DiscoveryController {
   constructor(private readonly discovery: DiscoveryService) {}
 
-  @Get('oauth-authorization-server')
+  @Get(OAUTH_PATHS.authorizationServerMetadata)
   @Header('cache-control', 'public, max-age=300')
   authorizationServer() {
     return this.discovery.authorizationServerMetadata();
   }
 
-  @Get('openid-configuration')
+  @Get(OAUTH_PATHS.openIdConfiguration)
   @Header('cache-control', 'public, max-age=300')
   openIdConfiguration() {
     return this.discovery.openIdConfiguration();

@@ -1,8 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
-import type { AuthorizationServerMetadata, OpenIdProviderMetadata } from '@platform/contracts';
+import { type AuthorizationServerMetadata, OAUTH_PATHS, type OpenIdProviderMetadata } from '@platform/contracts';
 import { AUTHORIZATION_SERVER_SCOPES } from '@platform/scopes';
 import { AUTH_CONFIG, type AuthConfig } from '../config/auth-config';
-import { OAUTH_PATHS } from './endpoints';
 
 export const SUPPORTED_GRANT_TYPES = ['authorization_code', 'refresh_token'];
 export const TOKEN_ENDPOINT_AUTH_METHODS = ['none', 'client_secret_basic', 'client_secret_post'];

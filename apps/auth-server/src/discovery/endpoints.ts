@@ -1,11 +1,3 @@
-/** The fixed paths of the authorization server, relative to the issuer. */
-export const OAUTH_PATHS = {
-  authorization: '/oauth/authorize',
-  token: '/api/oauth/token',
-  registration: '/api/oauth/register',
-  introspection: '/api/oauth/introspect',
-  revocation: '/api/oauth/revoke',
-  userinfo: '/api/oauth/userinfo',
-  jwks: '/.well-known/jwks.json',
-  serviceDocumentation: '/auth.md',
-} as const;
+// The paths live in libs/contracts (OAUTH_PATHS), shared with the resource server. This
+// re-export keeps the controllers that still import '../discovery/endpoints' compiling.
+export { OAUTH_PATHS } from '@platform/contracts';

@@ -1,8 +1,10 @@
+import { OAUTH_PATHS } from '@platform/contracts';
 import { operationsConfig, operationsEnv, type OperationsConfig } from '@platform/observability';
 import { trustedProxiesSchema } from '@platform/rate-limits';
 import { DEFAULT_UPLOAD_MAX_BYTES } from '@platform/route-table';
 import { isAbsolute, resolve } from 'node:path';
 import { z } from 'zod';
+import { RESOURCE_PATHS } from '../documents/documents-options';
 import { resolvePricingFile } from '../documents/pricing';
 
 /**
@@ -111,12 +113,12 @@ export function loadResourceConfig(env: NodeJS.ProcessEnv = process.env): Resour
     port: e.RESOURCE_PORT,
     trustedProxies: e.TRUSTED_PROXIES,
     resource,
-    resourceMetadataUrl: `${resource}/.well-known/oauth-protected-resource`,
+    resourceMetadataUrl: `${resource}${RESOURCE_PATHS.protectedResourceMetadata}`,
     database: { url: e.DATABASE_URL, poolSize: e.EMBEDDED_MODE ? 1 : e.DATABASE_POOL_SIZE },
     redisUrl: e.REDIS_URL,
     authServerUrl,
     introspection: {
-      endpoint: `${authServerUrl}/api/oauth/introspect`,
+      endpoint: `${authServerUrl}${OAUTH_PATHS.introspection}`,
       clientId: e.INTROSPECTION_CLIENT_ID,
       clientSecret: e.INTROSPECTION_CLIENT_SECRET,
       cacheTtlSeconds: e.INTROSPECTION_CACHE_TTL_SECONDS,

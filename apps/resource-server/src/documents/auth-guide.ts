@@ -1,7 +1,7 @@
+import { OAUTH_PATHS as AS } from '@platform/contracts';
 import { SCOPE_GROUPS } from '@platform/scopes';
 import { renderMcpToolTable } from '../mcp/tools';
 import {
-  AUTHORIZATION_SERVER_PATHS as AS,
   DEFAULT_RESOURCE_NAME,
   type DocumentsOptions,
   RESOURCE_PATHS as RS,

@@ -42,23 +42,6 @@ export const RESOURCE_PATHS = {
   api: '/api/v1',
 } as const;
 
-/**
- * The authorization server's paths, relative to the issuer. They mirror
- * apps/auth-server/src/discovery/endpoints.ts (apps cannot import apps); the RFC 8414
- * metadata at `authorizationServerMetadata` stays the source of truth for clients.
- */
-export const AUTHORIZATION_SERVER_PATHS = {
-  authorization: '/oauth/authorize',
-  token: '/api/oauth/token',
-  registration: '/api/oauth/register',
-  introspection: '/api/oauth/introspect',
-  revocation: '/api/oauth/revoke',
-  userinfo: '/api/oauth/userinfo',
-  jwks: '/.well-known/jwks.json',
-  authorizationServerMetadata: '/.well-known/oauth-authorization-server',
-  openIdConfiguration: '/.well-known/openid-configuration',
-} as const;
-
 /** Refuses a base URL the documents could not be built from, naming the option. */
 export function assertOrigin(name: string, value: string): void {
   let url: URL;

@@ -2,7 +2,6 @@ export { DocumentsModule } from './documents.module';
 export {
   DOCUMENTS_OPTIONS,
   RESOURCE_PATHS,
-  AUTHORIZATION_SERVER_PATHS,
   type DocumentsOptions,
   type ScopeCatalogue,
 } from './documents-options';

@@ -1,5 +1,5 @@
+import { OAUTH_PATHS as AS } from '@platform/contracts';
 import {
-  AUTHORIZATION_SERVER_PATHS as AS,
   DEFAULT_RESOURCE_NAME,
   type DocumentsOptions,
   RESOURCE_PATHS as RS,

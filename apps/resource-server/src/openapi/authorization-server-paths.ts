@@ -7,7 +7,7 @@ import type {
   ResponseObject,
   SchemaObject,
 } from '@nestjs/swagger';
-import { AUTHORIZATION_SERVER_PATHS as AS } from '../documents/documents-options';
+import { OAUTH_PATHS as AS } from '@platform/contracts';
 import { OAUTH2_SCHEME } from './openapi-options';
 
 /**
@@ -231,12 +231,12 @@ export const OAUTH_SCHEMAS: Record<string, SchemaObject> = {
     required: ['issuer', 'authorization_endpoint', 'token_endpoint', 'scopes_supported', 'response_types_supported'],
     properties: {
       issuer: uri('The issuer identifier'),
-      authorization_endpoint: uri('GET /oauth/authorize'),
-      token_endpoint: uri('POST /api/oauth/token'),
-      registration_endpoint: uri('POST /api/oauth/register'),
-      introspection_endpoint: uri('POST /api/oauth/introspect'),
-      revocation_endpoint: uri('POST /api/oauth/revoke'),
-      userinfo_endpoint: uri('GET or POST /api/oauth/userinfo'),
+      authorization_endpoint: uri(`GET ${AS.authorization}`),
+      token_endpoint: uri(`POST ${AS.token}`),
+      registration_endpoint: uri(`POST ${AS.registration}`),
+      introspection_endpoint: uri(`POST ${AS.introspection}`),
+      revocation_endpoint: uri(`POST ${AS.revocation}`),
+      userinfo_endpoint: uri(`GET or POST ${AS.userinfo}`),
       jwks_uri: uri('The signing keys'),
       scopes_supported: stringArray('Every scope of the catalogue, then offline_access (OpenID Connect Core §11)'),
       response_types_supported: stringArray('["code"]'),

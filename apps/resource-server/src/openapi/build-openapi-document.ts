@@ -1,7 +1,8 @@
 import type { INestApplication } from '@nestjs/common';
 import { ModulesContainer } from '@nestjs/core';
 import { DocumentBuilder, type OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
-import { AUTHORIZATION_SERVER_PATHS as AS, RESOURCE_PATHS as RS } from '../documents/documents-options';
+import { OAUTH_PATHS as AS } from '@platform/contracts';
+import { RESOURCE_PATHS as RS } from '../documents/documents-options';
 import { AUTHORIZATION_SERVER_TAG, authorizationServerPaths, BEARER_RESPONSES, OAUTH_SCHEMAS } from './authorization-server-paths';
 import { applyOperationSecurity, OperationAuthIndex } from './operation-security';
 import { OAUTH2_SCHEME, OPENAPI_VERSION, type OpenApiOptions } from './openapi-options';

@@ -1,3 +1,4 @@
+import { OAUTH_PATHS } from '@platform/contracts';
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { AddressInfo } from 'node:net';
 
@@ -21,7 +22,7 @@ export class AuthServerStub {
       done(null, Object.fromEntries(new URLSearchParams(body as string))),
     );
     app.get('/healthz', async (_request, reply) => reply.status(this.healthy ? 200 : 503).send({ status: this.healthy ? 'ok' : 'error' }));
-    app.post('/api/oauth/introspect', async (request) => {
+    app.post(OAUTH_PATHS.introspection, async (request) => {
       this.introspections++;
       this.arrived?.();
       await this.held;
