@@ -15,6 +15,7 @@ describe('toOAuthError', () => {
     ['a Fastify media type error', Object.assign(new Error('Unsupported Media Type: text/xml'), { statusCode: 415, code: 'FST_ERR_CTP_INVALID_MEDIA_TYPE' }), 415, 'invalid_request'],
     ['a database outage', Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' }), 503, 'temporarily_unavailable'],
     ['a wrapped database outage', new Error('query failed', { cause: { code: 'P1001' } }), 503, 'temporarily_unavailable'],
+    ['an exhausted pg pool (raw SQL on the shared pool)', new Error('timeout exceeded when trying to connect'), 503, 'temporarily_unavailable'],
     ['anything else', new TypeError('x is undefined'), 500, 'server_error'],
   ])('maps %s to %s %s', (_name, thrown, status, code) => {
     const error = toOAuthError(thrown);

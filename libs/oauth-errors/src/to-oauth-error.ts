@@ -108,7 +108,7 @@ function isUnavailable(error: unknown): boolean {
     const name = (current as { name?: unknown }).name;
     if (name === 'PrismaClientInitializationError') return true;
     const message = (current as { message?: unknown }).message;
-    if (typeof message === 'string' && /Connection terminated|connect ECONNREFUSED|Client has encountered a connection error/.test(message)) {
+    if (typeof message === 'string' && /Connection terminated|connect ECONNREFUSED|Client has encountered a connection error|timeout exceeded when trying to connect/.test(message)) {
       return true;
     }
     current = (current as { cause?: unknown }).cause;
