@@ -1,5 +1,8 @@
-import { Client } from 'pg';
-import { runMigrations, startEmbeddedPostgres, type EmbeddedPostgres } from './index';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Client, type QueryResultRow } from 'pg';
+import { EMBEDDED_POSTGRES_SETTINGS, runMigrations, startEmbeddedPostgres, type EmbeddedPostgres } from './index';
 
 describe('startEmbeddedPostgres', () => {
   let postgres: EmbeddedPostgres;
@@ -35,4 +38,45 @@ describe('startEmbeddedPostgres', () => {
       /Migrations of "auth" failed/,
     );
   }, 60_000);
+});
+
+describe('startEmbeddedPostgres with a data directory', () => {
+  let dataDir: string;
+
+  beforeAll(() => {
+    dataDir = mkdtempSync(join(tmpdir(), 'embedded-postgres-'));
+  });
+
+  afterAll(() => {
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  async function query<T extends QueryResultRow>(url: string, sql: string): Promise<T[]> {
+    const client = new Client({ connectionString: url });
+    await client.connect();
+    try {
+      return (await client.query<T>(sql)).rows;
+    } finally {
+      await client.end();
+    }
+  }
+
+  it('initialises a new directory, runs with the embedded settings, and keeps the data when reopened', async () => {
+    const first = await startEmbeddedPostgres({ dataDir });
+    try {
+      expect(existsSync(join(dataDir, 'PG_VERSION'))).toBe(true);
+      const [setting] = await query<{ shared_buffers: string }>(first.url, 'SHOW shared_buffers');
+      expect(setting.shared_buffers).toBe(EMBEDDED_POSTGRES_SETTINGS['shared_buffers']);
+      await query(first.url, "CREATE TABLE kept (v text); INSERT INTO kept VALUES ('still here')");
+    } finally {
+      await first.stop();
+    }
+
+    const reopened = await startEmbeddedPostgres({ dataDir });
+    try {
+      expect(await query<{ v: string }>(reopened.url, 'SELECT v FROM kept')).toEqual([{ v: 'still here' }]);
+    } finally {
+      await reopened.stop();
+    }
+  }, 120_000);
 });

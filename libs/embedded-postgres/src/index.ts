@@ -1,4 +1,4 @@
 // Also compiled to dist/libs/embedded-postgres (target `build`) for tools/platform/start.mjs.
-export { startEmbeddedPostgres, type EmbeddedPostgres, type EmbeddedPostgresOptions } from './embedded-postgres';
+export { EMBEDDED_POSTGRES_SETTINGS, startEmbeddedPostgres, type EmbeddedPostgres, type EmbeddedPostgresOptions } from './embedded-postgres';
 export { runMigrations, type SchemaName } from './run-migrations';
 export { findWorkspaceRoot } from './workspace-root';
