@@ -233,11 +233,18 @@ async function opAccessTokens(ctx, count) {
 function poolSize(ctx, id, seconds, warmup) {
   const estimate = ctx.estimates[id];
   // The first warm-up has no estimate: it may run out and stop early, which is fine for it.
-  if (estimate === undefined) return Math.ceil(300 + 400 * seconds);
+  if (estimate === undefined) return Math.min(MAX_POOL, Math.ceil(300 + 400 * seconds));
   // A short warm-up underestimates a warm server more than a timed run does.
   const margin = warmup ? 1.5 : estimate.fromTimedRun ? 1.6 : 2;
-  return Math.ceil(estimate.rate * seconds * margin) + 300;
+  return Math.min(MAX_POOL, Math.ceil(estimate.rate * seconds * margin) + 300);
 }
+
+/**
+ * Codes come through the real consent page, a few hundred a second: a fast exchange would spend
+ * minutes preparing each round. Pools stop here; a run that uses its pool up stops early and
+ * says so, and its rate is over the time it ran.
+ */
+const MAX_POOL = 6000;
 
 // ---- the cases -------------------------------------------------------------------------------
 const COURSES = '/api/v1/courses?limit=5';
@@ -414,7 +421,7 @@ const CASES = [
     spec: async (ctx, seconds, round) => {
       const reference = round['op-client-credentials']?.rps ?? round['token-code']?.rps ?? 200;
       const rate = Math.max(1, Math.round(0.5 * reference));
-      const list = await codes(ctx, Math.ceil(rate * seconds * 1.05) + 100);
+      const list = await codes(ctx, Math.min(MAX_POOL, Math.ceil(rate * seconds * 1.05) + 100));
       return {
         target: ctx.platform.urls.auth,
         request: codeRequest(ctx),
