@@ -3,3 +3,4 @@ export * from './tokens';
 export * from './events';
 export * from './metadata';
 export * from './oauth-paths';
+export * from './client-id';

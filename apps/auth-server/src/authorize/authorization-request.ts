@@ -1,3 +1,4 @@
+import { isClientIdSyntax } from '@platform/contracts';
 import {
   InvalidRequestError,
   InvalidTargetError,
@@ -59,7 +60,6 @@ const CODE_CHALLENGE = /^[A-Za-z0-9_-]{43,128}$/;
 
 export const MAX_STATE_LENGTH = 512;
 export const MAX_NONCE_LENGTH = 512;
-const CLIENT_ID = /^[\x20-\x7e]{1,256}$/;
 // eslint-disable-next-line no-control-regex -- matching control characters is the point
 const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f]/;
 const MAX_REDIRECT_URI_LENGTH = 2000;
@@ -106,7 +106,7 @@ export async function validateAuthorizationRequest(
   // ---- Errors the user sees: the client cannot be trusted with a redirect. ----
   const clientId = unredirectableSingle(params, 'client_id');
   // RFC 6749 Appendix A.1: client_id = *VSCHAR. Anything else cannot exist and is not looked up.
-  const client = CLIENT_ID.test(clientId) ? await context.findClient(clientId) : null;
+  const client = isClientIdSyntax(clientId) ? await context.findClient(clientId) : null;
   if (!client) {
     // The value is not echoed: an error page of this origin must not display attacker text.
     throw new InvalidRequestError('The client_id is not known to this server: the application is not registered');

@@ -10,10 +10,11 @@ export interface ClientCredentials {
 
 const BASIC = /^Basic ([A-Za-z0-9+/=]{1,1024})$/i;
 /**
- * Longer than any client id this server issues: a longer one is simply unknown (invalid_client),
- * and a URL client id (Client ID Metadata Documents) fits.
+ * How long a client_id parameter may be to be read at all: well above MAX_CLIENT_ID_LENGTH (the
+ * longest client_id that can exist, @platform/contracts), so that a longer id still reaches the
+ * lookup and is answered as an unknown client (invalid_client), not as a malformed request.
  */
-const MAX_CLIENT_ID_LENGTH = 2048;
+const MAX_CLIENT_ID_PARAM_LENGTH = 2048;
 const MAX_CLIENT_SECRET_LENGTH = 256;
 
 /** The Basic challenge a failed Basic authentication answers with (RFC 6749 §5.2, RFC 7617). */
@@ -41,7 +42,7 @@ export function readClientCredentials(params: FormParams, authorization: string 
   const basic = typeof authorization === 'string' && /^Basic\b/i.test(authorization) ? BASIC.exec(authorization) : undefined;
   if (basic === undefined) {
     return {
-      clientId: params.optional('client_id', MAX_CLIENT_ID_LENGTH),
+      clientId: params.optional('client_id', MAX_CLIENT_ID_PARAM_LENGTH),
       clientSecret: params.optional('client_secret', MAX_CLIENT_SECRET_LENGTH),
     };
   }
@@ -51,13 +52,13 @@ export function readClientCredentials(params: FormParams, authorization: string 
   if (separator <= 0) throw basicChallenge(new InvalidClientError('Malformed Basic credentials'));
   const clientId = formDecode(decoded.slice(0, separator));
   const clientSecret = formDecode(decoded.slice(separator + 1));
-  if (clientId.length > MAX_CLIENT_ID_LENGTH || clientSecret.length > MAX_CLIENT_SECRET_LENGTH) {
+  if (clientId.length > MAX_CLIENT_ID_PARAM_LENGTH || clientSecret.length > MAX_CLIENT_SECRET_LENGTH) {
     throw basicChallenge(new InvalidClientError('Malformed Basic credentials'));
   }
   if (params.optional('client_secret', MAX_CLIENT_SECRET_LENGTH) !== undefined) {
     throw new InvalidRequestError('Use one client authentication method: HTTP Basic or client_secret in the body, not both');
   }
-  const bodyClientId = params.optional('client_id', MAX_CLIENT_ID_LENGTH);
+  const bodyClientId = params.optional('client_id', MAX_CLIENT_ID_PARAM_LENGTH);
   if (bodyClientId !== undefined && bodyClientId !== clientId) {
     throw new InvalidRequestError('The client_id in the body is not the one in the Authorization header');
   }
