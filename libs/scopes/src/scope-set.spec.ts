@@ -1,5 +1,5 @@
 import { ALL_SCOPES, AUTHORIZATION_SERVER_SCOPES, BUSINESS_SCOPES, OFFLINE_ACCESS, SCOPES } from './catalogue';
-import { formatScopes, hasAllScopes, isRequestableScope, isScope, parseScopeString, scopeDefinition, unknownScopes } from './scope-set';
+import { formatScopes, hasAllScopes, scopesOutside, isRequestableScope, isScope, parseScopeString, scopeDefinition, unknownScopes } from './scope-set';
 
 describe('the scope catalogue', () => {
   it('has the 38 scopes of the specification, each described', () => {
@@ -35,6 +35,13 @@ describe('scope strings (RFC 6749 §3.3)', () => {
   it('checks that every required scope is granted', () => {
     expect(hasAllScopes(['openid', 'students:read'], ['students:read'])).toBe(true);
     expect(hasAllScopes(['openid'], ['students:read'])).toBe(false);
+    expect(hasAllScopes(['openid'], [])).toBe(true);
+  });
+
+  it('scopesOutside: the scopes not allowed, in their order', () => {
+    expect(scopesOutside(['orders:read', 'openid', 'students:read'], ['openid'])).toEqual(['orders:read', 'students:read']);
+    expect(scopesOutside(['openid'], ['openid', 'profile'])).toEqual([]);
+    expect(scopesOutside([], [])).toEqual([]);
   });
 });
 

@@ -39,7 +39,16 @@ export function formatScopes(scopes: Iterable<string>): string {
   return AUTHORIZATION_SERVER_SCOPES.filter((s) => wanted.has(s)).join(' ');
 }
 
+/**
+ * The one rule for "requested scopes within the allowed ones": the entries of `scopes` that are
+ * not in `allowed`, in their order. Used for a refresh request against its grant (RFC 6749 §6),
+ * a request against a client's ceiling, a token against what a route or tool needs (RFC 6750 §3.1).
+ */
+export function scopesOutside<S extends string>(scopes: readonly S[], allowed: readonly string[]): S[] {
+  return scopes.filter((scope) => !allowed.includes(scope));
+}
+
 /** True when every scope of `required` is in `granted`. */
 export function hasAllScopes(granted: readonly string[], required: readonly string[]): boolean {
-  return required.every((s) => granted.includes(s));
+  return scopesOutside(required, granted).length === 0;
 }

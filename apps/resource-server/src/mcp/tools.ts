@@ -1,5 +1,5 @@
 import { isTokenPrincipal, type AuthPrincipal } from '@platform/bearer-auth';
-import { ALL_SCOPES, type Scope } from '@platform/scopes';
+import { ALL_SCOPES, type Scope, scopesOutside } from '@platform/scopes';
 import { CATALOG_TOOLS } from './catalog-tools';
 import { SCHOOL_TOOLS } from './school-tools';
 import type { McpTool } from './tool-definition';
@@ -16,7 +16,7 @@ export function toolNamed(name: unknown): McpTool | undefined {
 /** The scopes of `tool` the caller lacks (all of them for an anonymous caller). */
 export function missingScopes(tool: McpTool, principal: AuthPrincipal): readonly Scope[] {
   const granted: readonly string[] = isTokenPrincipal(principal) ? principal.scopes : [];
-  return tool.scopes.filter((scope) => !granted.includes(scope));
+  return scopesOutside(tool.scopes, granted);
 }
 
 /**
