@@ -9,76 +9,137 @@ import {
   toOAuthError,
 } from '@platform/oauth-errors';
 import { BEARER_STRATEGY } from './bearer.strategy';
-import { MissingTokenError, withChallenge } from './challenges';
+import { challengeOf, MissingTokenError, withChallenge } from './challenges';
 import { ANONYMOUS_ACCESS_KEY, PUBLIC_ROUTE_KEY, REQUIRED_SCOPES_KEY } from './metadata-keys';
 import { BEARER_AUTH_OPTIONS, type ResolvedBearerAuthOptions } from './options';
 import { ANONYMOUS, type AuthPrincipal, type TokenPrincipal } from './principal';
+import { TokenValidator } from './token-validator';
 
 interface GuardedRequest {
   headers: Record<string, string | string[] | undefined>;
   query?: unknown;
+  body?: unknown;
   principal?: AuthPrincipal;
   user?: unknown;
 }
 
-type RouteTargets = [ReturnType<ExecutionContext['getHandler']>, ReturnType<ExecutionContext['getClass']>];
+/**
+ * What a route's decorators say, read once per route (the metadata never changes after
+ * start), with the answers that depend only on them: the challenge of a missing token and
+ * the insufficient_scope refusal's description and challenge.
+ */
+interface RouteRule {
+  readonly isPublic: boolean;
+  /** undefined: neither @RequireScopes nor @PublicRoute, so the route is refused. */
+  readonly required?: readonly string[];
+  readonly anonymous: boolean;
+  readonly missingTokenDescription: string;
+  readonly missingTokenChallenge?: string;
+  readonly insufficientScopeDescription: string;
+  readonly insufficientScopeChallenge?: string;
+}
+
+type Handler = ReturnType<ExecutionContext['getHandler']>;
+type ControllerClass = ReturnType<ExecutionContext['getClass']>;
 
 const BEARER_HEADER = /^Bearer\s/i;
+const SCHEME_LENGTH = 'Bearer'.length;
 
 /**
  * The one global guard. Deny by default: a route must say @PublicRoute() or
  * @RequireScopes(...). Without a token the caller is anonymous (served only where the route
  * says @AllowAnonymous(), challenged otherwise); with a token, it must be valid, for this
  * resource, and carry every required scope.
+ *
+ * passport-http-bearer is the validation path. A token whose answer the in-process cache
+ * already holds (and may trust) is answered synchronously here, before passport, with the
+ * same token passport would extract and the same checks; everything else goes through
+ * passport as before.
  */
 @Injectable()
 export class BearerScopeGuard extends AuthGuard(BEARER_STRATEGY) {
+  private readonly rules = new WeakMap<ControllerClass, Map<Handler, RouteRule>>();
+
   constructor(
     private readonly reflector: Reflector,
     @Inject(BEARER_AUTH_OPTIONS) private readonly options: ResolvedBearerAuthOptions,
+    private readonly validator: TokenValidator,
   ) {
     super();
   }
 
-  override async canActivate(context: ExecutionContext): Promise<boolean> {
-    const targets: RouteTargets = [context.getHandler(), context.getClass()];
-    if (this.reflector.getAllAndOverride<boolean>(PUBLIC_ROUTE_KEY, targets)) return true;
-    const required = this.reflector.getAllAndOverride<string[]>(REQUIRED_SCOPES_KEY, targets);
+  override canActivate(context: ExecutionContext): boolean | Promise<boolean> {
+    const rule = this.ruleOf(context.getClass(), context.getHandler());
+    if (rule.isPublic) return true;
+    const required = rule.required;
     if (!required) {
       throw new AccessDeniedError('This route is not available', 'route has neither @RequireScopes nor @PublicRoute');
     }
-    const request = context.switchToHttp().getRequest<GuardedRequest>();
+    // The HTTP request (switchToHttp() would allocate three closures per call).
+    const request = context.getArgByIndex<GuardedRequest>(0);
+    let principal: AuthPrincipal | undefined;
     try {
-      request.principal = await this.authenticate(context, request, required, targets);
+      principal = this.withoutIo(request, rule, required);
     } catch (error) {
-      throw withChallenge(toOAuthError(error), required, this.options.resourceMetadataUrl);
+      throw this.challenge(error, rule, required);
     }
+    if (principal === undefined) return this.throughPassport(context, request, rule, required);
+    request.principal = principal;
     return true;
   }
 
-  private async authenticate(
-    context: ExecutionContext,
-    request: GuardedRequest,
-    required: readonly string[],
-    targets: RouteTargets,
-  ): Promise<AuthPrincipal> {
-    const authorization = request.headers['authorization'];
+  /**
+   * Everything that needs no I/O: the anonymous caller, the refusals of a missing or foreign
+   * credential, and a token whose answer is in trusted memory. `undefined`: passport decides.
+   */
+  private withoutIo(request: GuardedRequest, rule: RouteRule, required: readonly string[]): AuthPrincipal | undefined {
     if (hasQueryToken(request.query)) {
       // Only the header method is supported (bearer_methods_supported: ["header"]).
       throw new InvalidRequestError('Send the access token in the Authorization header, not in the URL');
     }
+    const authorization = request.headers['authorization'];
     if (authorization === undefined) {
-      if (this.reflector.getAllAndOverride<boolean>(ANONYMOUS_ACCESS_KEY, targets)) return ANONYMOUS;
-      throw new MissingTokenError(`This operation needs an access token with scope ${required.join(' ')}`);
+      if (rule.anonymous) return ANONYMOUS;
+      throw new MissingTokenError(rule.missingTokenDescription);
     }
     if (typeof authorization !== 'string' || !BEARER_HEADER.test(authorization)) {
       throw new MissingTokenError('Only Bearer access tokens are accepted');
     }
-    await super.canActivate(context);
-    const principal = request.user as TokenPrincipal;
-    const missing = required.filter((scope) => !principal.scopes.includes(scope));
-    if (missing.length > 0) throw new InsufficientScopeError(required);
+    const token = passportToken(authorization, request.body);
+    if (token === undefined) return undefined;
+    const principal = this.validator.validateCached(token);
+    if (principal === undefined) return undefined;
+    request.user = principal;
+    checkScopes(principal, rule, required);
     return principal;
+  }
+
+  private async throughPassport(
+    context: ExecutionContext,
+    request: GuardedRequest,
+    rule: RouteRule,
+    required: readonly string[],
+  ): Promise<boolean> {
+    try {
+      await super.canActivate(context);
+      const principal = request.user as TokenPrincipal;
+      checkScopes(principal, rule, required);
+      request.principal = principal;
+    } catch (error) {
+      throw this.challenge(error, rule, required);
+    }
+    return true;
+  }
+
+  /** withChallenge, with the route's two fixed challenges built once. */
+  private challenge(error: unknown, rule: RouteRule, required: readonly string[]): OAuthError {
+    if (error instanceof MissingTokenError && rule.missingTokenChallenge !== undefined) {
+      return error.withHeader('www-authenticate', rule.missingTokenChallenge);
+    }
+    if (error instanceof InsufficientScopeError && error.requiredScopes === required && rule.insufficientScopeChallenge !== undefined) {
+      return error.withHeader('www-authenticate', rule.insufficientScopeChallenge);
+    }
+    return withChallenge(toOAuthError(error), required, this.options.resourceMetadataUrl);
   }
 
   /** Passport's verdict: the strategy's own errors pass through; anything else is invalid_token. */
@@ -90,6 +151,56 @@ export class BearerScopeGuard extends AuthGuard(BEARER_STRATEGY) {
     if (!user) throw new InvalidRequestError('The Authorization header must be "Bearer <token>"');
     return user;
   }
+
+  private ruleOf(controller: ControllerClass, handler: Handler): RouteRule {
+    let byHandler = this.rules.get(controller);
+    if (!byHandler) {
+      byHandler = new Map();
+      this.rules.set(controller, byHandler);
+    }
+    let rule = byHandler.get(handler);
+    if (!rule) {
+      rule = this.readRule(controller, handler);
+      byHandler.set(handler, rule);
+    }
+    return rule;
+  }
+
+  private readRule(controller: ControllerClass, handler: Handler): RouteRule {
+    const targets = [handler, controller];
+    const scopes = this.reflector.getAllAndOverride<string[] | undefined>(REQUIRED_SCOPES_KEY, targets);
+    const required = scopes ? Object.freeze([...scopes]) : undefined;
+    const url = this.options.resourceMetadataUrl;
+    const insufficient = new InsufficientScopeError(required ?? []);
+    return Object.freeze({
+      isPublic: this.reflector.getAllAndOverride<boolean>(PUBLIC_ROUTE_KEY, targets) === true,
+      required,
+      anonymous: this.reflector.getAllAndOverride<boolean>(ANONYMOUS_ACCESS_KEY, targets) === true,
+      missingTokenDescription: `This operation needs an access token with scope ${(required ?? []).join(' ')}`,
+      missingTokenChallenge: required && challengeOf(new MissingTokenError(''), required, url),
+      insufficientScopeDescription: insufficient.description,
+      insufficientScopeChallenge: required && challengeOf(insufficient, required, url),
+    });
+  }
+}
+
+/** RFC 6750 §3.1: a token without every required scope is insufficient_scope (403). */
+function checkScopes(principal: TokenPrincipal, rule: RouteRule, required: readonly string[]): void {
+  for (const scope of required) {
+    if (!principal.scopes.includes(scope)) throw new InsufficientScopeError(required, rule.insufficientScopeDescription);
+  }
+}
+
+/**
+ * The token passport-http-bearer would hand to the strategy for this header, or undefined
+ * where passport itself must answer: anything but exactly `Bearer<SP><token>` (it splits on
+ * single spaces and refuses other shapes), or an access_token in the body as well.
+ */
+function passportToken(authorization: string, body: unknown): string | undefined {
+  if (authorization.charCodeAt(SCHEME_LENGTH) !== 0x20 || authorization.indexOf(' ', SCHEME_LENGTH + 1) !== -1) return undefined;
+  if (authorization.length === SCHEME_LENGTH + 1) return undefined;
+  if (typeof body === 'object' && body !== null && 'access_token' in body) return undefined;
+  return authorization.slice(SCHEME_LENGTH + 1);
 }
 
 function hasQueryToken(query: unknown): boolean {

@@ -12,20 +12,23 @@ export class MissingTokenError extends OAuthError {
  * `scope` on insufficient_scope lets MCP clients step up).
  */
 export function withChallenge(error: OAuthError, requiredScopes: readonly string[], resourceMetadataUrl: string): OAuthError {
+  const challenge = challengeOf(error, requiredScopes, resourceMetadataUrl);
+  return challenge === undefined ? error : error.withHeader('www-authenticate', challenge);
+}
+
+/** The WWW-Authenticate value withChallenge gives this error, if any (the guard builds a route's once). */
+export function challengeOf(error: OAuthError, requiredScopes: readonly string[], resourceMetadataUrl: string): string | undefined {
   const scope = requiredScopes.join(' ') || undefined;
   if (error instanceof MissingTokenError) {
-    return error.withHeader('www-authenticate', bearerChallenge({ resourceMetadata: resourceMetadataUrl, scope }));
+    return bearerChallenge({ resourceMetadata: resourceMetadataUrl, scope });
   }
   if (error instanceof InvalidTokenError || error instanceof InsufficientScopeError || error instanceof InvalidRequestError) {
-    return error.withHeader(
-      'www-authenticate',
-      bearerChallenge({
-        error: error.error as 'invalid_token' | 'insufficient_scope' | 'invalid_request',
-        errorDescription: error.description,
-        scope: error instanceof InsufficientScopeError ? scope : undefined,
-        resourceMetadata: resourceMetadataUrl,
-      }),
-    );
+    return bearerChallenge({
+      error: error.error as 'invalid_token' | 'insufficient_scope' | 'invalid_request',
+      errorDescription: error.description,
+      scope: error instanceof InsufficientScopeError ? scope : undefined,
+      resourceMetadata: resourceMetadataUrl,
+    });
   }
-  return error;
+  return undefined;
 }

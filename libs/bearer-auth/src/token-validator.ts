@@ -3,6 +3,7 @@ import { accessTokenKey, type IntrospectionResponse } from '@platform/contracts'
 import { InvalidTokenError } from '@platform/oauth-errors';
 import { LRUCache } from 'lru-cache';
 import { IntrospectionClient } from './introspection-client';
+import { boundCacheLookup } from './metrics';
 import { BEARER_AUTH_OPTIONS, type ResolvedBearerAuthOptions } from './options';
 import type { TokenPrincipal } from './principal';
 import { RedisAnswerCache } from './redis-answer-cache';
@@ -21,7 +22,14 @@ export type CachedAnswer =
       expiresAt: number;
     };
 
+/** An in-process entry: the answer and, for an active one, its principal, built once. */
+interface LocalEntry {
+  readonly answer: CachedAnswer;
+  readonly principal?: TokenPrincipal;
+}
+
 const INACTIVE: CachedAnswer = Object.freeze({ active: false });
+const INACTIVE_ENTRY: LocalEntry = Object.freeze({ answer: INACTIVE });
 const INVALID_DESCRIPTION = 'The access token is invalid, expired or revoked';
 /** The longest token the authorization server accepts at introspection. */
 const MAX_TOKEN_LENGTH = 4096;
@@ -40,16 +48,21 @@ const ALWAYS_TRUSTED = 0;
 @Injectable()
 export class TokenValidator implements OnModuleInit, OnModuleDestroy {
   private readonly introspection: IntrospectionClient;
-  private readonly local: LRUCache<string, CachedAnswer>;
+  private readonly local: LRUCache<string, LocalEntry>;
   /** Hashes revoked recently: an introspection already in flight must not re-cache them. */
   private readonly revoked: LRUCache<string, true>;
-  private readonly inFlight = new Map<string, Promise<CachedAnswer>>();
+  private readonly inFlight = new Map<string, Promise<LocalEntry>>();
   private readonly shared?: RedisAnswerCache<CachedAnswer>;
   /** The configured resource as the one accepted audience, built once (this is every API call's path). */
   private readonly resourceAudiences: readonly string[];
+  /** The memory layer's counters, bound once (they are counted on every validation). */
+  private readonly memoryHit: () => void;
+  private readonly memoryMiss: () => void;
 
   constructor(@Inject(BEARER_AUTH_OPTIONS) private readonly options: ResolvedBearerAuthOptions) {
     this.resourceAudiences = [withoutTrailingSlash(options.resource)];
+    this.memoryHit = boundCacheLookup(options.metrics, 'memory', 'hit');
+    this.memoryMiss = boundCacheLookup(options.metrics, 'memory', 'miss');
     this.introspection = new IntrospectionClient(options);
     this.local = new LRUCache({ max: options.cache.inProcessEntries });
     this.revoked = new LRUCache({ max: 100_000, ttl: options.cache.ttlCeilingSeconds * 1000 });
@@ -73,7 +86,22 @@ export class TokenValidator implements OnModuleInit, OnModuleDestroy {
   async validate(token: string, audiences: readonly string[] = this.resourceAudiences): Promise<TokenPrincipal> {
     rejectOverlong(token);
     const key = accessTokenKey(token);
-    return this.toPrincipal(await this.answer(key, token), audiences);
+    return principalOf(await this.answer(key, token), audiences);
+  }
+
+  /**
+   * The synchronous path of a warm token, for the guard: the principal when the in-process
+   * layer holds a trusted answer for the token, after the same checks as validate (expiry,
+   * audience, a recent revocation); throws what validate throws for a cached refusal.
+   * `undefined` when memory has no answer (or may not be trusted): the caller validates as
+   * usual, and that validation counts the miss.
+   */
+  validateCached(token: string, audiences: readonly string[] = this.resourceAudiences): TokenPrincipal | undefined {
+    if (token.length > MAX_TOKEN_LENGTH || this.trustPeriod() === undefined) return undefined;
+    const entry = this.memoryEntry(accessTokenKey(token));
+    if (entry === undefined) return undefined;
+    this.memoryHit();
+    return principalOf(entry, audiences);
   }
 
   /** Drops revoked tokens from both layers, at once. */
@@ -90,10 +118,10 @@ export class TokenValidator implements OnModuleInit, OnModuleDestroy {
     this.local.clear();
   }
 
-  private async answer(key: string, token: string): Promise<CachedAnswer> {
+  private async answer(key: string, token: string): Promise<LocalEntry> {
     if (this.trustPeriod() === undefined) {
       // Revocation events may be being lost: only the authorization server knows.
-      return this.revoked.has(key) ? INACTIVE : this.introspectOnce(key, token);
+      return this.revoked.has(key) ? INACTIVE_ENTRY : this.introspectOnce(key, token);
     }
     return this.fromMemory(key) ?? (await this.fromRedis(key)) ?? (await this.introspectOnce(key, token));
   }
@@ -102,39 +130,28 @@ export class TokenValidator implements OnModuleInit, OnModuleDestroy {
     return this.shared ? this.shared.trustPeriod() : ALWAYS_TRUSTED;
   }
 
-  private toPrincipal(answer: CachedAnswer, audiences: readonly string[]): TokenPrincipal {
-    if (!answer.active || answer.expiresAt * 1000 <= Date.now()) {
-      throw new InvalidTokenError(INVALID_DESCRIPTION);
-    }
-    // RFC 8707 / MCP authorization: a token for another resource must not be accepted here.
-    if (!answer.audience.some((audience) => audiences.includes(audience))) {
-      throw new InvalidTokenError('The access token was not issued for this resource', `audience ${answer.audience.join(' ')}`);
-    }
-    return {
-      kind: 'token',
-      schoolId: answer.schoolId,
-      userId: answer.userId,
-      clientId: answer.clientId,
-      scopes: answer.scopes,
-      expiresAt: answer.expiresAt,
-    };
-  }
-
   /** A tombstone (revoked recently) answers inactive from memory too. */
-  private fromMemory(key: string): CachedAnswer | undefined {
-    const answer = this.revoked.has(key) ? INACTIVE : this.local.get(key);
-    this.options.metrics.cacheLookup('memory', answer ? 'hit' : 'miss');
-    return answer;
+  private memoryEntry(key: string): LocalEntry | undefined {
+    return this.revoked.has(key) ? INACTIVE_ENTRY : this.local.get(key);
   }
 
-  private async fromRedis(key: string): Promise<CachedAnswer | undefined> {
+  private fromMemory(key: string): LocalEntry | undefined {
+    const entry = this.memoryEntry(key);
+    if (entry) this.memoryHit();
+    else this.memoryMiss();
+    return entry;
+  }
+
+  private async fromRedis(key: string): Promise<LocalEntry | undefined> {
     const answer = await this.shared?.get(key);
-    if (answer) this.remember(key, answer, false);
-    return answer;
+    if (!answer) return undefined;
+    const entry = toEntry(answer);
+    this.remember(key, entry, false);
+    return entry;
   }
 
   /** Concurrent requests with the same uncached token share one introspection call. */
-  private introspectOnce(key: string, token: string): Promise<CachedAnswer> {
+  private introspectOnce(key: string, token: string): Promise<LocalEntry> {
     let pending = this.inFlight.get(key);
     if (!pending) {
       pending = this.introspect(key, token).finally(() => this.inFlight.delete(key));
@@ -143,7 +160,7 @@ export class TokenValidator implements OnModuleInit, OnModuleDestroy {
     return pending;
   }
 
-  private async introspect(key: string, token: string): Promise<CachedAnswer> {
+  private async introspect(key: string, token: string): Promise<LocalEntry> {
     const period = this.trustPeriod();
     let answer: CachedAnswer;
     try {
@@ -153,17 +170,19 @@ export class TokenValidator implements OnModuleInit, OnModuleDestroy {
       throw error;
     }
     this.options.metrics.introspection(answer.active ? 'active' : 'inactive');
+    const entry = toEntry(answer);
     // Not if an outage began or ended meanwhile: a revocation event may have been lost.
-    if (!this.revoked.has(key) && period !== undefined && period === this.trustPeriod()) this.remember(key, answer, true);
-    return answer;
+    if (!this.revoked.has(key) && period !== undefined && period === this.trustPeriod()) this.remember(key, entry, true);
+    return entry;
   }
 
-  private remember(key: string, answer: CachedAnswer, writeToRedis: boolean): void {
+  private remember(key: string, entry: LocalEntry, writeToRedis: boolean): void {
+    const answer = entry.answer;
     const ttlMs = answer.active
       ? Math.min(answer.expiresAt * 1000 - Date.now(), this.options.cache.ttlCeilingSeconds * 1000)
       : this.options.cache.inactiveTtlSeconds * 1000;
     if (ttlMs <= 0) return;
-    this.local.set(key, answer, { ttl: Math.min(ttlMs, this.options.cache.inProcessTtlSeconds * 1000) });
+    this.local.set(key, entry, { ttl: Math.min(ttlMs, this.options.cache.inProcessTtlSeconds * 1000) });
     if (writeToRedis) this.shared?.set(key, answer, ttlMs);
   }
 }
@@ -178,6 +197,37 @@ function rejectOverlong(token: string): void {
   if (token.length > MAX_TOKEN_LENGTH) {
     throw new InvalidTokenError(INVALID_DESCRIPTION, `token of ${token.length} characters, over ${MAX_TOKEN_LENGTH}`);
   }
+}
+
+/** The principal of a remembered answer, or the refusal validate gives for it. */
+function principalOf(entry: LocalEntry, audiences: readonly string[]): TokenPrincipal {
+  const answer = entry.answer;
+  if (!answer.active || answer.expiresAt * 1000 <= Date.now()) {
+    throw new InvalidTokenError(INVALID_DESCRIPTION);
+  }
+  // RFC 8707 / MCP authorization: a token for another resource must not be accepted here.
+  if (!sharesAudience(answer.audience, audiences)) {
+    throw new InvalidTokenError('The access token was not issued for this resource', `audience ${answer.audience.join(' ')}`);
+  }
+  return entry.principal as TokenPrincipal;
+}
+
+function sharesAudience(tokenAudiences: readonly string[], accepted: readonly string[]): boolean {
+  for (const audience of tokenAudiences) if (accepted.includes(audience)) return true;
+  return false;
+}
+
+function toEntry(answer: CachedAnswer): LocalEntry {
+  if (!answer.active) return INACTIVE_ENTRY;
+  const principal: TokenPrincipal = Object.freeze({
+    kind: 'token',
+    schoolId: answer.schoolId,
+    userId: answer.userId,
+    clientId: answer.clientId,
+    scopes: answer.scopes,
+    expiresAt: answer.expiresAt,
+  });
+  return { answer, principal };
 }
 
 function toCachedAnswer(answer: IntrospectionResponse): CachedAnswer {

@@ -218,6 +218,40 @@ describe('the guard, with the in-process cache', () => {
     expect((await call(harness, '/students', { token: 'to-revoke' })).status).toBe(401);
   });
 
+  it('answers a warm token (from memory, before passport) exactly as it answered it cold', async () => {
+    stub.tokens.set('warm-reader', { scope: 'students:read' });
+    stub.tokens.set('warm-elsewhere', { scope: 'students:read', aud: 'https://elsewhere.test' });
+    const requests: [string, { method?: string; token: string }][] = [
+      ['/students', { token: 'warm-reader' }],
+      ['/students', { method: 'POST', token: 'warm-reader' }],
+      ['/students', { token: 'warm-elsewhere' }],
+      ['/students', { token: 'warm-unknown' }],
+    ];
+    for (const [path, init] of requests) {
+      const cold = await call(harness, path, init);
+      expect(await call(harness, path, init)).toEqual(cold);
+    }
+    expect(stub.calls).toBe(3);
+  });
+
+  it('leaves the headers passport refuses to passport, even with a warm token', async () => {
+    stub.tokens.set('warm-shape', { scope: 'students:read students:write' });
+    expect((await call(harness, '/students', { token: 'warm-shape' })).status).toBe(200);
+    for (const authorization of ['Bearer  warm-shape', 'Bearer\twarm-shape', 'Bearer warm-shape extra']) {
+      const response = await call(harness, '/students', { headers: { authorization } });
+      expect(response).toMatchObject({ status: 400, body: { error: 'invalid_request' } });
+      expect(response.challenge).toMatch(/^Bearer error="invalid_request"/);
+    }
+    // A token in the body as well as in the header: passport refuses the request (RFC 6750 §2: one method only).
+    const both = await fetch(`${harness.url}/students`, {
+      method: 'POST',
+      headers: { authorization: 'Bearer warm-shape', 'content-type': 'application/json' },
+      body: JSON.stringify({ access_token: 'warm-shape' }),
+    });
+    expect(both.status).toBe(400);
+    expect(stub.calls).toBe(1);
+  });
+
   it('lets public routes through without looking at tokens', async () => {
     expect(await call(harness, '/health', { token: 'anything' })).toMatchObject({ status: 200, body: { ok: true } });
   });
