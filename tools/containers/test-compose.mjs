@@ -14,7 +14,10 @@
 // Needs a Docker engine (Compose v2, or docker-compose 1.29); without one it says so and exits 1.
 // Base images: NODE_IMAGE, POSTGRES_IMAGE, REDIS_IMAGE from the environment (default: the
 // official ones). DOCKER names the docker CLI (default `docker`).
-// Other arguments go to jest (e.g. -t "revocation"). TEST_COMPOSE_KEEP=1 leaves the stack running.
+// --nginx: the stack with docker-compose.nginx.yml (nginx from deploy/nginx in place of apps/gateway;
+// its image is built here even with --no-build: FROM NGINX_IMAGE plus the generated config).
+// Other arguments go to jest (e.g. -t "revocation", or a path: one suite). TEST_COMPOSE_KEEP=1
+// leaves the stack running.
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -30,10 +33,12 @@ const KEEP = process.env.TEST_COMPOSE_KEEP === '1';
 const WAIT_SECONDS = Number(process.env.TEST_COMPOSE_WAIT_SECONDS || 600);
 const DOCKER = process.env.DOCKER || 'docker';
 const NO_BUILD = process.argv.includes('--no-build');
-const JEST_ARGS = process.argv.slice(2).filter((arg) => arg !== '--no-build');
+const NGINX = process.argv.includes('--nginx');
+const JEST_ARGS = process.argv.slice(2).filter((arg) => arg !== '--no-build' && arg !== '--nginx');
+const NGINX_OVERRIDE = join(root, 'docker-compose.nginx.yml');
 const E2E_LIMITS = join(root, 'tools/containers/test-compose.e2e-limits.yml');
 /** Passed through to the env file when set: where the base images come from. */
-const IMAGE_VARIABLES = ['NODE_IMAGE', 'POSTGRES_IMAGE', 'REDIS_IMAGE', 'IMAGE_TAG', 'PLATFORM_BACKEND_SUBNET'];
+const IMAGE_VARIABLES = ['NODE_IMAGE', 'POSTGRES_IMAGE', 'REDIS_IMAGE', 'NGINX_IMAGE', 'IMAGE_TAG', 'PLATFORM_BACKEND_SUBNET'];
 
 /**
  * @typedef {{ command: string, prefix: string[], v2: boolean, base: string[] }} Compose
@@ -189,12 +194,17 @@ async function main() {
   writeFileSync(envFile, envTools.renderEnvFile(readFileSync(join(root, '.env.example'), 'utf8'), values), { mode: 0o600 });
   // Variables of the calling shell win over the env file in Compose: set them to the same values.
   state.env = { ...process.env, ...values };
+  const files = [join(root, 'docker-compose.yml'), ...(NGINX ? [NGINX_OVERRIDE] : [])].flatMap((file) => ['-f', file]);
   /** @type {Compose} */
-  const compose = { ...command, base: [...command.prefix, '--env-file', envFile, '-p', PROJECT, '-f', join(root, 'docker-compose.yml')] };
+  const compose = { ...command, base: [...command.prefix, '--env-file', envFile, '-p', PROJECT, ...files] };
   state.compose = compose;
 
-  log(`Docker ${engine}, ${compose.v2 ? 'Compose v2' : 'docker-compose 1.x'}; project ${PROJECT}; gateway on ${baseUrl}`);
+  log(`Docker ${engine}, ${compose.v2 ? 'Compose v2' : 'docker-compose 1.x'}; project ${PROJECT}; ${NGINX ? 'nginx (docker-compose.nginx.yml)' : 'the gateway'} on ${baseUrl}`);
   capture(compose.command, [...compose.base, 'down', '-v', '--remove-orphans']); // a previous run's leftovers
+  if (NGINX && NO_BUILD && (await runInherit(compose.command, [...compose.base, 'build', 'gateway'], state.env)) !== 0) {
+    console.error('test:compose: the nginx image did not build');
+    return 1;
+  }
 
   const upCode = await up(compose, ['up', '-d', ...(NO_BUILD ? [] : ['--build'])]);
   if (upCode !== 0) {
@@ -210,8 +220,8 @@ async function main() {
       root,
       // Compose's network name: the project name as Compose normalises it, then the network's.
       network: `${PROJECT.toLowerCase().replace(/[^a-z0-9_-]/g, '')}_edge`,
-      // Any image with node will do as a client; this one is already on the machine.
-      image: `localhost/course-platform/gateway:${process.env.IMAGE_TAG || 'local'}`,
+      // Any image with node will do as a client; the migration job's is built in every variant.
+      image: `localhost/course-platform/migrate:${process.env.IMAGE_TAG || 'local'}`,
       origin: 'http://gateway:3000',
       log: (message) => log(`  ${message}`),
     });

@@ -1,0 +1,50 @@
+#!/usr/bin/env node
+// Renders deploy/nginx/nginx.conf from libs/route-table (tools/containers/src/nginx-conf.ts), for
+// docker-compose.nginx.yml: nginx in place of apps/gateway.
+//   node tools/containers/nginx-conf.cjs            write deploy/nginx/nginx.conf
+//   node tools/containers/nginx-conf.cjs --check    exit 1 if the committed file is stale
+//   node tools/containers/nginx-conf.cjs --stdout [--trust-proxy true|ADDR,CIDR,...] [--upload-max-bytes N]
+//                                                   print a variant (e.g. behind your TLS proxy)
+// Runs the TypeScript sources with jiti and the workspace's path aliases (as tools/clients does).
+'use strict';
+const fs = require('node:fs');
+const path = require('node:path');
+const { createJiti } = require('jiti');
+
+const root = path.resolve(__dirname, '../..');
+const { compilerOptions } = require(path.join(root, 'tsconfig.base.json'));
+const alias = Object.fromEntries(Object.entries(compilerOptions.paths ?? {}).map(([name, [target]]) => [name, path.join(root, target)]));
+const jiti = createJiti(__filename, { alias, interopDefault: true, moduleCache: true });
+/** @type {typeof import('./src/nginx-conf')} */
+const { renderNginxConf, COMPOSE_NGINX_OPTIONS, NGINX_CONF_PATH } = jiti(path.join(__dirname, 'src/nginx-conf.ts'));
+
+const args = process.argv.slice(2);
+/** @param {string} name */
+const valueOf = (name) => {
+  const index = args.indexOf(name);
+  return index >= 0 ? args[index + 1] : undefined;
+};
+const options = { ...COMPOSE_NGINX_OPTIONS };
+const trust = valueOf('--trust-proxy');
+if (trust !== undefined) options.trustProxy = trust === 'true' ? true : trust === 'false' ? false : trust.split(',').map((entry) => entry.trim()).filter(Boolean);
+const upload = valueOf('--upload-max-bytes');
+if (upload !== undefined) {
+  options.uploadMaxBytes = Number(upload);
+  if (!Number.isInteger(options.uploadMaxBytes) || options.uploadMaxBytes < 1) throw new Error(`--upload-max-bytes: not a byte count: ${upload}`);
+}
+const rendered = renderNginxConf(options);
+const target = path.join(root, NGINX_CONF_PATH);
+
+if (args.includes('--stdout')) {
+  process.stdout.write(rendered);
+} else if (args.includes('--check')) {
+  const current = fs.existsSync(target) ? fs.readFileSync(target, 'utf8') : '';
+  if (current !== rendered) {
+    console.error(`${NGINX_CONF_PATH} is stale: run node tools/containers/nginx-conf.cjs`);
+    process.exit(1);
+  }
+} else {
+  fs.mkdirSync(path.dirname(target), { recursive: true });
+  fs.writeFileSync(target, rendered);
+  console.log(`wrote ${NGINX_CONF_PATH}`);
+}

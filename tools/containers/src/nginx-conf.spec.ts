@@ -1,0 +1,170 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import {
+  DEFAULT_UPLOAD_MAX_BYTES,
+  GATEWAY_PATHS,
+  ROUTES,
+  SERVICE_BODY_LIMITS,
+  SERVICE_PROBES,
+  SERVICES,
+  serviceFor,
+  serviceProbeFor,
+  type ServiceName,
+  UPLOAD_PATH,
+} from '@platform/route-table';
+import { parse } from 'yaml';
+import { parseStages } from './dockerfile-rules';
+import { COMPOSE_NGINX_OPTIONS, NGINX_CONF_PATH, renderNginxConf } from './nginx-conf';
+
+const root = join(__dirname, '../../..');
+const read = (path: string) => readFileSync(join(root, path), 'utf8');
+
+/** What one `location` of the committed file does. */
+interface Location {
+  match: '=' | '^~';
+  path: string;
+  body: string;
+}
+
+/** The server's locations (one level of braces inside each; `if (...) { ... }` included). */
+function locationsOf(conf: string): Location[] {
+  const locations: Location[] = [];
+  // Quoted bodies (JSON answers) hold braces of their own: out of the way first.
+  const unquoted = conf.replace(/'[^'\n]*'/g, "''");
+  for (const match of unquoted.matchAll(/^\s*location (=|\^~) (\S+) \{((?:[^{}]|\{[^{}]*\})*)\}/gm)) {
+    locations.push({ match: match[1] as '=' | '^~', path: match[2] as string, body: match[3] as string });
+  }
+  return locations;
+}
+
+/** nginx's choice for a path: the exact location, else the longest `^~` prefix. */
+function locationFor(locations: Location[], path: string): Location | undefined {
+  const exact = locations.find((location) => location.match === '=' && location.path === path);
+  if (exact) return exact;
+  return locations
+    .filter((location) => location.match === '^~' && path.startsWith(location.path))
+    .sort((a, b) => b.path.length - a.path.length)[0];
+}
+
+type Outcome = { kind: 'proxy'; service: ServiceName; uri?: string } | { kind: 'answer'; status: number };
+
+function outcomeOf(location: Location | undefined, conf: string): Outcome | undefined {
+  if (!location) return undefined;
+  const proxy = /proxy_pass http:\/\/\$(\w+)(\S*);/.exec(location.body);
+  if (proxy) {
+    const variable = proxy[1] as string;
+    const service = SERVICES.find((name) => new RegExp(`set \\$${variable} ${name}:\\d+;`).test(conf));
+    if (!service) throw new Error(`proxy_pass to $${variable}, which names no service`);
+    return { kind: 'proxy', service, ...(proxy[2] ? { uri: proxy[2] } : {}) };
+  }
+  const answer = /\breturn (\d{3})/.exec(location.body.replace(/if \(.*?\) \{[^}]*\}/g, ''));
+  return answer ? { kind: 'answer', status: Number(answer[1]) } : undefined;
+}
+
+/** What apps/gateway does with a path (route-table + probes.ts). */
+function gatewayOutcome(path: string): Outcome {
+  if (path === GATEWAY_PATHS.liveness || path === GATEWAY_PATHS.readiness) return { kind: 'answer', status: 200 };
+  if (path === GATEWAY_PATHS.metrics) return { kind: 'answer', status: 404 };
+  const probe = serviceProbeFor(path);
+  if (probe) return { kind: 'proxy', service: probe.service, uri: probe.path };
+  if (SERVICES.some((service) => path === `/${service}` || path.startsWith(`/${service}/`))) return { kind: 'answer', status: 404 };
+  return { kind: 'proxy', service: serviceFor(path) };
+}
+
+/** Paths around every boundary the table draws. */
+function samplePaths(): string[] {
+  const paths = new Set(['/', '/x', '/api/v1/courses', '/api/v1/courses/42', '/mcp', UPLOAD_PATH, `${UPLOAD_PATH}/x`, '/.well-known/oauth-protected-resource']);
+  for (const route of ROUTES) for (const suffix of ['', '/', '/x', 'x', '/x/y']) paths.add(`${route.path}${suffix}`);
+  for (const path of Object.values(GATEWAY_PATHS)) for (const suffix of ['', '/', 'x']) paths.add(`${path}${suffix}`);
+  for (const service of SERVICES) {
+    for (const suffix of ['', '/', '/metrics', ...SERVICE_PROBES, ...SERVICE_PROBES.map((probe) => `${probe}/x`)]) paths.add(`/${service}${suffix}`);
+  }
+  return [...paths];
+}
+
+describe(`the nginx configuration (${NGINX_CONF_PATH})`, () => {
+  const committed = read(NGINX_CONF_PATH);
+  const locations = locationsOf(committed);
+
+  it('is what tools/containers/nginx-conf.cjs renders from libs/route-table today (not stale)', () => {
+    // If this fails after a change to libs/route-table: node tools/containers/nginx-conf.cjs
+    expect(committed).toEqual(renderNginxConf());
+  });
+
+  it('sends every path where apps/gateway sends it', () => {
+    const disagreements = samplePaths()
+      .map((path) => ({ path, nginx: outcomeOf(locationFor(locations, path), committed), gateway: gatewayOutcome(path) }))
+      .filter(({ nginx, gateway }) => JSON.stringify(nginx) !== JSON.stringify(gateway));
+    expect(disagreements).toEqual([]);
+  });
+
+  it("holds each service's bodies to its limit, and only the upload path to the upload limit", () => {
+    for (const location of locations) {
+      const outcome = outcomeOf(location, committed);
+      if (outcome?.kind !== 'proxy' || outcome.uri) continue;
+      const expected = location.path === UPLOAD_PATH ? DEFAULT_UPLOAD_MAX_BYTES : SERVICE_BODY_LIMITS[outcome.service];
+      const declared = /client_max_body_size (\d+)([km]?);/.exec(location.body);
+      expect({ path: location.path, declared: declared ? Number(declared[1]) * ({ k: 1024, m: 1024 * 1024 }[declared[2] as 'k' | 'm'] ?? 1) : undefined }).toEqual({ path: location.path, declared: expected });
+    }
+  });
+
+  it('replaces X-Forwarded-For with the peer address (never appends), sets the other forwarded headers and a request id', () => {
+    expect(committed).toMatch(/^\s*proxy_set_header X-Forwarded-For \$remote_addr;$/m);
+    expect(committed).not.toMatch(/proxy_add_x_forwarded_for/);
+    expect(committed).not.toMatch(/real_ip_header/); // compose: nginx is the edge
+    expect(committed).toMatch(/^\s*proxy_set_header X-Forwarded-Proto \$scheme;$/m);
+    expect(committed).toMatch(/^\s*proxy_set_header X-Forwarded-Host \$http_host;$/m);
+    expect(committed).toMatch(/^\s*proxy_set_header X-Request-Id \$platform_request_id;$/m);
+    expect(committed).toMatch(/^\s*add_header X-Request-Id \$platform_request_id always;$/m);
+  });
+
+  it('refuses dot segments and backslashes in every public location, as the gateway does', () => {
+    const guard = /map \$request_uri \$platform_ambiguous_target \{\s*"~\*([^"]+)" 1;/.exec(committed);
+    expect(guard).not.toBeNull();
+    const pattern = new RegExp((guard?.[1] as string).replace(/\\x5c/g, '\\\\'), 'i');
+    for (const target of ['/./metrics', '/oauth/../metrics', '/%2e%2E/x', '/a\\b', '/x/..?y']) expect({ target, refused: pattern.test(target) }).toEqual({ target, refused: true });
+    for (const target of ['/api/v1/courses?limit=5', '/a/x?q=/../', '/.well-known/jwks.json', '/a/...']) expect({ target, refused: pattern.test(target) }).toEqual({ target, refused: false });
+    const unguarded = locations.filter((location) => !location.body.includes('internal;') && !location.body.includes('if ($platform_ambiguous_target) { return 400; }'));
+    expect(unguarded.map((location) => location.path)).toEqual([]);
+  });
+
+  it('reaches the services where docker-compose.yml tells the gateway they are', () => {
+    const environment = (parse(read('docker-compose.yml')) as { services: { gateway: { environment: Record<string, string> } } }).services.gateway.environment;
+    const hostOf = (url: string | undefined) => new URL(String(url)).host;
+    expect(COMPOSE_NGINX_OPTIONS.upstreams).toEqual({ 'auth-server': hostOf(environment['AUTH_SERVER_URL']), 'resource-server': hostOf(environment['RESOURCE_SERVER_URL']) });
+  });
+});
+
+describe('renderNginxConf with a proxy in front (GATEWAY_TRUST_PROXY)', () => {
+  it('true: one proxy, its last X-Forwarded-For entry is the client', () => {
+    const conf = renderNginxConf({ ...COMPOSE_NGINX_OPTIONS, trustProxy: true });
+    expect(conf).toMatch(/real_ip_header X-Forwarded-For;\s+real_ip_recursive off;/);
+  });
+
+  it('a list: those proxies only, the chain walked from the right', () => {
+    const conf = renderNginxConf({ ...COMPOSE_NGINX_OPTIONS, trustProxy: ['10.0.0.0/8', '192.0.2.1'] });
+    expect(conf).toMatch(/set_real_ip_from 10\.0\.0\.0\/8;\s+set_real_ip_from 192\.0\.2\.1;\s+real_ip_header X-Forwarded-For;\s+real_ip_recursive on;/);
+    expect(conf).not.toMatch(/0\.0\.0\.0\/0/);
+  });
+});
+
+describe('docker-compose.nginx.yml', () => {
+  const override = parse(read('docker-compose.nginx.yml')) as { services: Record<string, { build: { dockerfile: string; args: Record<string, string> }; image: string }> };
+
+  it('replaces only what runs in the gateway service, with the image of deploy/nginx/Dockerfile (default: the official nginx image)', () => {
+    expect(Object.keys(override.services)).toEqual(['gateway']);
+    expect(override.services['gateway']?.build.dockerfile).toBe('deploy/nginx/Dockerfile');
+    expect(override.services['gateway']?.build.args).toEqual({ NGINX_IMAGE: '${NGINX_IMAGE:-nginx:1.28-bookworm}' });
+    expect(override.services['gateway']?.image).toBe('localhost/course-platform/nginx-gateway:${IMAGE_TAG:-local}');
+  });
+
+  it('builds the generated file into an image that runs nginx unprivileged, with a health check', () => {
+    const dockerfile = read('deploy/nginx/Dockerfile');
+    expect(dockerfile).toMatch(/^ARG NGINX_IMAGE=nginx:1\.28-bookworm$/m);
+    expect(dockerfile).toContain(`COPY ${NGINX_CONF_PATH} /etc/nginx/platform/nginx.conf`);
+    const final = parseStages(dockerfile).at(-1);
+    const keywords = final?.instructions.map((instruction) => instruction.getKeyword());
+    expect(keywords).toEqual(expect.arrayContaining(['USER', 'HEALTHCHECK', 'CMD']));
+    expect(final?.instructions.find((instruction) => instruction.getKeyword() === 'USER')?.getArgumentsContent()).not.toMatch(/^(root|0)\b/);
+  });
+});

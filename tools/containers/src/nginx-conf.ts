@@ -1,0 +1,315 @@
+import {
+  DEFAULT_SERVICE,
+  DEFAULT_UPLOAD_MAX_BYTES,
+  GATEWAY_PATHS,
+  ROUTES,
+  SERVICE_BODY_LIMITS,
+  SERVICE_PROBES,
+  SERVICES,
+  type ServiceName,
+  UPLOAD_PATH,
+} from '@platform/route-table';
+
+/**
+ * nginx in place of apps/gateway, rendered from libs/route-table (the one place that says which
+ * service owns which path). `node tools/containers/nginx-conf.cjs` writes deploy/nginx/nginx.conf;
+ * nginx-conf.spec.ts fails when that file is stale or routes a path elsewhere than the table.
+ */
+export interface NginxConfOptions {
+  /** host:port of each service as nginx reaches it (compose: the service names). */
+  upstreams: Record<ServiceName, string>;
+  /** The port nginx listens on (the gateway's, 3000). */
+  port: number;
+  /**
+   * The DNS server nginx resolves the upstream names with, at request time (Docker's embedded
+   * DNS in compose): a recreated container gets a new address, and names resolved once at
+   * start would point at the old one.
+   */
+  resolver: string;
+  /** UPLOAD_MAX_BYTES (the resource server's upload limit). */
+  uploadMaxBytes: number;
+  /**
+   * GATEWAY_TRUST_PROXY: false (nginx is the edge: the peer is the client), true (exactly one
+   * proxy in front: the last X-Forwarded-For entry), or the proxies' addresses / CIDR ranges.
+   */
+  trustProxy: boolean | readonly string[];
+}
+
+/** What docker-compose.yml runs: the services' names and ports, Docker's DNS, nginx as the edge. */
+export const COMPOSE_NGINX_OPTIONS: NginxConfOptions = {
+  upstreams: { 'auth-server': 'auth-server:3001', 'resource-server': 'resource-server:3002' },
+  port: 3000,
+  resolver: '127.0.0.11',
+  uploadMaxBytes: DEFAULT_UPLOAD_MAX_BYTES,
+  trustProxy: false,
+};
+
+/** The file the compose override builds into its nginx image. */
+export const NGINX_CONF_PATH = 'deploy/nginx/nginx.conf';
+
+/** The same bodies apps/gateway answers with (probes.ts, upstream-error.ts, frameworkErrorOptions). */
+const BODIES = {
+  alive: { status: 'ok', info: {}, error: {}, details: {} },
+  notFound: { error: 'not_found', error_description: 'No such resource' },
+  badRequest: { error: 'invalid_request', error_description: 'The request is not valid HTTP, or its path has dot segments or backslashes' },
+  tooLarge: { error: 'invalid_request', error_description: 'The request body is too large' },
+  headersTooLarge: { error: 'invalid_request', error_description: 'The request headers are too large' },
+  unreachable: (service: string) => ({ error: 'temporarily_unavailable', error_description: `The ${service} is not reachable; try again shortly.` }),
+  timeout: (service: string) => ({ error: 'temporarily_unavailable', error_description: `The ${service} did not answer in time.` }),
+};
+
+/** A JSON body as an nginx string literal (single-quoted; nothing in these bodies needs escaping). */
+function literal(body: unknown): string {
+  const json = JSON.stringify(body);
+  if (/['\\$]/.test(json)) throw new Error(`cannot quote for nginx: ${json}`);
+  return `'${json}'`;
+}
+
+/**
+ * Where nginx's own refusals are answered (internal locations). URIs, not named locations: a
+ * request whose request line failed has no URI, and a redirect to a named location fails (500).
+ */
+const ERRORS = '/.platform-errors';
+
+const variableOf = (service: ServiceName) => `$upstream_${service.replace(/-/g, '_')}`;
+
+/** nginx's size syntax: bytes, or k/m when exact. */
+function size(bytes: number): string {
+  if (bytes % (1024 * 1024) === 0) return `${bytes / (1024 * 1024)}m`;
+  if (bytes % 1024 === 0) return `${bytes / 1024}k`;
+  return String(bytes);
+}
+
+/**
+ * The answers nginx itself gives, by status, as JSON. error_page is inherited only by locations
+ * that set none of their own, so every location that sets one gets the whole list.
+ */
+function errorPages(service: ServiceName | undefined): string[] {
+  // 505: an unknown HTTP version is a 400 at the gateway (Node's parser), and a client error.
+  const pages = [`error_page 400 505 =400 ${ERRORS}/bad-request;`, `error_page 404 ${ERRORS}/not-found;`, `error_page 413 ${ERRORS}/too-large;`, `error_page 494 =431 ${ERRORS}/headers-too-large;`];
+  if (service) pages.push(`error_page 502 503 =503 ${ERRORS}/${service}-unreachable;`, `error_page 504 ${ERRORS}/${service}-timeout;`);
+  return pages;
+}
+
+/** Ambiguous targets (the map $platform_ambiguous_target): 400 before anything else, as the gateway does. */
+const GUARD = 'if ($platform_ambiguous_target) { return 400; }';
+
+/** Headers of nginx's own answers: add_header in a location replaces the server's, so all of them. */
+const OWN_ANSWER_HEADERS = ['add_header Cache-Control no-store always;', 'add_header X-Request-Id $platform_request_id always;'];
+
+function proxyLocation(match: '=' | '^~', path: string, service: ServiceName, bodyLimit: number, comment: string): string[] {
+  return [
+    `# ${comment}`,
+    `location ${match} ${path} {`,
+    `  ${GUARD}`,
+    `  client_max_body_size ${size(bodyLimit)};`,
+    ...errorPages(service).map((line) => `  ${line}`),
+    `  proxy_pass http://${variableOf(service)};`,
+    '}',
+  ];
+}
+
+function ownAnswer(path: string, status: number, body: unknown, comment: string): string[] {
+  return [
+    `# ${comment}`,
+    `location = ${path} {`,
+    `  ${GUARD}`,
+    // Methods other than GET/HEAD on the gateway's own paths: 404, never forwarded (probes.ts).
+    '  if ($request_method !~ ^(GET|HEAD)$) { return 404; }',
+    ...OWN_ANSWER_HEADERS.map((line) => `  ${line}`),
+    `  return ${status} ${literal(body)};`,
+    '}',
+  ];
+}
+
+function realIp(trustProxy: boolean | readonly string[]): string[] {
+  if (trustProxy === false || (Array.isArray(trustProxy) && trustProxy.length === 0)) {
+    return ['# GATEWAY_TRUST_PROXY=false: nginx is the edge; the peer address is the client. No realip.'];
+  }
+  if (trustProxy === true) {
+    return [
+      '# GATEWAY_TRUST_PROXY=true: exactly one proxy in front; the last X-Forwarded-For entry is the client.',
+      'set_real_ip_from 0.0.0.0/0;',
+      'set_real_ip_from ::/0;',
+      'real_ip_header X-Forwarded-For;',
+      'real_ip_recursive off;',
+    ];
+  }
+  return [
+    '# GATEWAY_TRUST_PROXY: these proxies may name the client; their chain is walked from the right.',
+    ...(trustProxy as readonly string[]).map((entry) => `set_real_ip_from ${entry};`),
+    'real_ip_header X-Forwarded-For;',
+    'real_ip_recursive on;',
+  ];
+}
+
+function indent(lines: string[], depth: number): string[] {
+  return lines.map((line) => (line === '' ? '' : `${'  '.repeat(depth)}${line}`));
+}
+
+/** The whole nginx.conf. */
+export function renderNginxConf(options: NginxConfOptions = COMPOSE_NGINX_OPTIONS): string {
+  const server: string[] = [
+    `listen ${options.port};`,
+    '',
+    ...realIp(options.trustProxy),
+    '',
+    `resolver ${options.resolver} valid=10s ipv6=off;`,
+    'resolver_timeout 5s;',
+    ...SERVICES.map((service) => `set ${variableOf(service)} ${options.upstreams[service]};`),
+    '',
+    // The gateway's routing sees the path as sent: no merging of // (route-table serviceFor).
+    'merge_slashes off;',
+    '',
+    // The services trust X-Forwarded-For from the backend network only (TRUSTED_PROXIES), so
+    // what nginx sends is what they count: REPLACED by the one address nginx resolved
+    // ($remote_addr, after realip when proxies are trusted), never appended to
+    // ($proxy_add_x_forwarded_for would pass a client-written chain on).
+    'proxy_set_header X-Forwarded-For $remote_addr;',
+    'proxy_set_header X-Forwarded-Proto $scheme;',
+    'proxy_set_header X-Forwarded-Host $http_host;',
+    'proxy_set_header X-Request-Id $platform_request_id;',
+    'proxy_http_version 1.1;',
+    'proxy_set_header Connection "";',
+    // Streamed answers (server-sent events on /mcp) go out as they come, as through the gateway.
+    'proxy_buffering off;',
+    'proxy_hide_header X-Request-Id;',
+    'add_header X-Request-Id $platform_request_id always;',
+    '',
+    ...errorPages(undefined),
+    '',
+    ...ownAnswer(GATEWAY_PATHS.liveness, 200, BODIES.alive, "The gateway's liveness: it answers."),
+    '',
+    ...ownAnswer(
+      GATEWAY_PATHS.readiness,
+      200,
+      BODIES.alive,
+      "Readiness: nginx answers. (apps/gateway also asks each service's /healthz; compose starts nginx only once both are healthy.)",
+    ),
+    '',
+    '# Metrics are scraped on each service\'s own port, never through the origin.',
+    `location = ${GATEWAY_PATHS.metrics} { ${GUARD} return 404; }`,
+  ];
+
+  for (const service of SERVICES) {
+    for (const probe of SERVICE_PROBES) {
+      server.push(
+        '',
+        `# ${service}'s ${probe}, relayed.`,
+        `location = /${service}${probe} {`,
+        `  ${GUARD}`,
+        '  if ($request_method !~ ^(GET|HEAD)$) { return 404; }',
+        ...errorPages(service).map((line) => `  ${line}`),
+        // proxy_hide_header in a location replaces the server's list: X-Request-Id again.
+        '  proxy_hide_header Cache-Control;',
+        '  proxy_hide_header X-Request-Id;',
+        ...OWN_ANSWER_HEADERS.map((line) => `  ${line}`),
+        `  proxy_pass http://${variableOf(service)}${probe};`,
+        '}',
+      );
+    }
+    server.push('', `# Nothing else of ${service} is reachable under its probe prefix.`, `location = /${service} { ${GUARD} return 404; }`, `location ^~ /${service}/ { ${GUARD} return 404; }`);
+  }
+
+  for (const route of ROUTES) {
+    const limit = SERVICE_BODY_LIMITS[route.service];
+    server.push('');
+    if (route.match === 'exact') {
+      server.push(...proxyLocation('=', route.path, route.service, limit, `route table: ${route.path} (exact) -> ${route.service}`));
+    } else {
+      server.push(
+        ...proxyLocation('=', route.path, route.service, limit, `route table: ${route.path} and below (prefix) -> ${route.service}`),
+        ...proxyLocation('^~', `${route.path}/`, route.service, limit, `route table: ${route.path}/... -> ${route.service}`),
+      );
+    }
+  }
+  server.push(
+    '',
+    ...proxyLocation('=', UPLOAD_PATH, 'resource-server', options.uploadMaxBytes, `uploads: UPLOAD_MAX_BYTES (${options.uploadMaxBytes} bytes); the service holds non-file bodies to its own limit`),
+    '',
+    ...proxyLocation('^~', '/', DEFAULT_SERVICE, SERVICE_BODY_LIMITS[DEFAULT_SERVICE], `every other path -> ${DEFAULT_SERVICE} (DEFAULT_SERVICE)`),
+  );
+
+  const named = (name: string, status: number, body: unknown) => [
+    `location = ${ERRORS}/${name} {`,
+    '  internal;',
+    ...OWN_ANSWER_HEADERS.map((line) => `  ${line}`),
+    `  return ${status} ${literal(body)};`,
+    '}',
+  ];
+  server.push(
+    '',
+    '# nginx\'s own refusals, in the JSON the gateway answers with.',
+    ...named('bad-request', 400, BODIES.badRequest),
+    ...named('not-found', 404, BODIES.notFound),
+    ...named('too-large', 413, BODIES.tooLarge),
+    ...named('headers-too-large', 431, BODIES.headersTooLarge),
+  );
+  for (const service of SERVICES) {
+    server.push(...named(`${service}-unreachable`, 503, BODIES.unreachable(service)), ...named(`${service}-timeout`, 504, BODIES.timeout(service)));
+  }
+
+  const lines = [
+    '# GENERATED from libs/route-table by tools/containers/nginx-conf.cjs: do not edit by hand.',
+    '# Regenerate: node tools/containers/nginx-conf.cjs (tools/containers/src/nginx-conf.spec.ts fails when stale).',
+    '# nginx in place of apps/gateway (docker-compose.nginx.yml). Runs as an unprivileged user',
+    '# (no `user` directive, temporary files under /tmp), on the official nginx image or a stand-in.',
+    'worker_processes auto;',
+    'pid /tmp/nginx.pid;',
+    'error_log stderr warn;',
+    '',
+    'events {',
+    '  worker_connections 1024;',
+    '}',
+    '',
+    'http {',
+    '  server_tokens off;',
+    '  default_type application/json;',
+    '  client_body_temp_path /tmp/nginx-client-body;',
+    '  proxy_temp_path /tmp/nginx-proxy;',
+    '  fastcgi_temp_path /tmp/nginx-fastcgi;',
+    '  uwsgi_temp_path /tmp/nginx-uwsgi;',
+    '  scgi_temp_path /tmp/nginx-scgi;',
+    // Node's limit (the gateway's): 16 KiB of headers. One line of up to 16k, 32k in all.
+    '  large_client_header_buffers 2 16k;',
+    '',
+    // requestIdFrom (libs/observability): a sane incoming id is kept, anything else replaced
+    // by a fresh one in the UUID layout the services mint.
+    '  map $request_id $platform_minted_request_id {',
+    '    "~^(.{8})(.{4})(.{4})(.{4})(.{12})$" "$1-$2-$3-$4-$5";',
+    '  }',
+    // request-target.ts: dot segments (also %2e) and backslashes (\x5c: nginx's own unescaping
+    // of a doubled backslash in strings would eat one) mean one thing here and another upstream:
+    // refused, in every public location (GUARD). Not at server level: that check would run again
+    // on the internal redirect to the error answer, with the value cached, and loop.
+    '  map $request_uri $platform_ambiguous_target {',
+    '    "~*^[^?]*(\\x5c|/(\\.|%2e){1,2}(/|\\?|$))" 1;',
+    '    default 0;',
+    '  }',
+    '  map $http_x_request_id $platform_request_id {',
+    '    "~^[A-Za-z0-9._-]{1,128}$" $http_x_request_id;',
+    '    default $platform_minted_request_id;',
+    '  }',
+    '',
+    // One JSON line per request with the request id, the path as sent (never the query string,
+    // which may carry codes), the status; probes not logged (the gateway logs them at debug).
+    '  map $request_uri $platform_log_path {',
+    '    "~^(?<path>[^?]*)" $path;',
+    '  }',
+    '  map $platform_log_path $platform_logged {',
+    `    ${GATEWAY_PATHS.liveness} 0;`,
+    `    ${GATEWAY_PATHS.readiness} 0;`,
+    '    default 1;',
+    '  }',
+    '  log_format platform escape=json \'{"time":"$time_iso8601","reqId":"$platform_request_id","method":"$request_method",\'',
+    '    \'"path":"$platform_log_path","status":$status,"responseTime":$request_time,"upstream":"$upstream_addr"}\';',
+    '  access_log /dev/stdout platform if=$platform_logged;',
+    '',
+    '  server {',
+    ...indent(server, 2),
+    '  }',
+    '}',
+    '',
+  ];
+  return lines.join('\n');
+}
