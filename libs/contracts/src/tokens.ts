@@ -3,7 +3,11 @@ export interface TokenResponse {
   access_token: string;
   token_type: 'Bearer';
   expires_in: number;
-  refresh_token: string;
+  /**
+   * RFC 6749 §5.1: OPTIONAL. Issued only to clients registered for the refresh_token grant;
+   * a refresh answers with the rotated one.
+   */
+  refresh_token?: string;
   scope: string;
   id_token?: string;
 }
@@ -21,7 +25,12 @@ export interface ActiveIntrospectionResponse {
   iss: string;
   exp: number;
   iat: number;
-  token_type: 'Bearer';
+  /**
+   * RFC 7662 §2.2 `token_type`: "Bearer" for an access token. A client introspecting one of its
+   * refresh tokens gets "refresh_token" (the token type hint's name for it): it is not a token
+   * a resource server may accept.
+   */
+  token_type: 'Bearer' | 'refresh_token';
   /** The school the token acts for (tenant). */
   school_id: string;
 }

@@ -163,12 +163,12 @@ export const OAUTH_SCHEMAS: Record<string, SchemaObject> = {
   TokenResponse: {
     type: 'object',
     description: 'RFC 6749 §5.1, plus the OpenID Connect id_token when `openid` was granted.',
-    required: ['access_token', 'token_type', 'expires_in', 'refresh_token', 'scope'],
+    required: ['access_token', 'token_type', 'expires_in', 'scope'],
     properties: {
       access_token: string('Send as `Authorization: Bearer <token>`'),
       token_type: string('Always Bearer', { enum: ['Bearer'] }),
       expires_in: { type: 'integer', description: 'Seconds until the access token expires', example: 3600 },
-      refresh_token: string('The new refresh token; keep only the newest'),
+      refresh_token: string('The new refresh token; keep only the newest. Only for clients registered for the refresh_token grant'),
       scope: string('The scopes granted to the access token', { example: 'openid profile courses:read' }),
       id_token: string('RS256 JWT (OpenID Connect), when openid was granted'),
     },
@@ -208,7 +208,7 @@ export const OAUTH_SCHEMAS: Record<string, SchemaObject> = {
       iss: uri('The issuer'),
       exp: { type: 'integer', description: 'Expiry, seconds since the epoch' },
       iat: { type: 'integer', description: 'Issue time, seconds since the epoch' },
-      token_type: string('Bearer', { enum: ['Bearer'] }),
+      token_type: string('Bearer for an access token; refresh_token when a client introspects its refresh token', { enum: ['Bearer', 'refresh_token'] }),
       school_id: string('The school (tenant) the token acts for'),
     },
   },
