@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
-import { flagFilter } from '../common/fields';
-import { afterId, type IdPage } from '../common/pagination';
+import { type IdPage } from '../common/pagination';
 import { PrismaService } from '../database/prisma.service';
 import type { Course, Prisma } from '../generated/prisma/client';
+import type { CourseDto } from './courses.dto';
 
 export interface CourseFilter {
   publishedOnly: boolean;
@@ -11,22 +11,40 @@ export interface CourseFilter {
   published?: boolean;
 }
 
+/**
+ * The columns of a course under their JSON names, in the JSON's order (CourseView). Dates are
+ * RFC 3339 in UTC, formatted by PostgreSQL: the timestamp(3) columns hold UTC, as Prisma writes
+ * them, and the format is Date.toISOString()'s. tools/bench/floor-server.mjs runs the same
+ * statement for the anonymous first page.
+ */
+const UTC = `'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'`;
+const SELECT_COURSE_VIEW =
+  'SELECT id, title, slug, summary, description, level, price_cents, currency, lecturer_id, published, ' +
+  `to_char(published_at, ${UTC}) AS published_at, to_char(created_at, ${UTC}) AS created_at, ` +
+  `to_char(updated_at, ${UTC}) AS updated_at FROM courses`;
+
 @Injectable()
 export class CoursesRepository {
   constructor(private readonly prisma: PrismaService) {}
 
-  findCoursesPage(schoolId: string, filter: CourseFilter, page: IdPage): Promise<Course[]> {
-    return this.prisma.course.findMany({
-      where: {
-        schoolId,
-        ...flagFilter('published', filter.publishedOnly, filter.published),
-        ...(filter.slug !== undefined ? { slug: filter.slug } : {}),
-        ...(filter.lecturerId !== undefined ? { lecturerId: filter.lecturerId } : {}),
-        ...afterId(page),
-      },
-      orderBy: { id: 'asc' },
-      take: page.take + 1,
-    });
+  /**
+   * One page of courses in id order, already in the API's shape: one SQL statement on the
+   * pool Prisma uses (this is the hottest read of the API; Prisma's query planning cost more
+   * than the statement). The WHERE clause is the one Prisma wrote for the same filter.
+   */
+  findCoursesPage(schoolId: string, filter: CourseFilter, page: IdPage): Promise<CourseDto[]> {
+    const values: unknown[] = [schoolId];
+    const param = (value: unknown): string => `$${values.push(value)}`;
+    const conditions = [
+      filter.publishedOnly ? 'published' : undefined,
+      filter.published !== undefined ? `published = ${param(filter.published)}` : undefined,
+      filter.slug !== undefined ? `slug = ${param(filter.slug)}` : undefined,
+      filter.lecturerId !== undefined ? `lecturer_id = ${param(filter.lecturerId)}` : undefined,
+      page.afterId !== undefined ? `id > ${param(page.afterId)}` : undefined,
+    ];
+    let where = 'school_id = $1';
+    for (const condition of conditions) if (condition !== undefined) where += ` AND ${condition}`;
+    return this.prisma.rows<CourseDto>(`${SELECT_COURSE_VIEW} WHERE ${where} ORDER BY id LIMIT ${param(page.take + 1)}`, values);
   }
 
   findCourse(schoolId: string, id: string, publishedOnly: boolean): Promise<Course | null> {
