@@ -6,6 +6,7 @@
 import { Global, Module } from '@nestjs/common';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { Test } from '@nestjs/testing';
+import { DEFAULT_OPERATIONS } from '@platform/observability';
 import { createHash } from 'node:crypto';
 import { createTestDatabase, type TestDatabase } from '../../../../tools/test-support/test-database';
 import { AccountsModule } from '../accounts/accounts.module';
@@ -49,6 +50,7 @@ function configFor(url: string, poolSize: number): AuthConfig {
     embedded: false,
     seedDemoData: true,
     secureCookies: false,
+    operations: DEFAULT_OPERATIONS,
     limits: loadLimitsConfig({ RATE_LIMITS_ENABLED: 'false', MAINTENANCE_ENABLED: 'false' }),
     cimd: loadCimdConfig({}),
   };

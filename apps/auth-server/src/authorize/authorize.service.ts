@@ -212,10 +212,6 @@ function formField(params: RequestParams, name: string): string | undefined {
 }
 
 /**
- * The authorization request to return to after a successful login. prompt=login and
- * prompt=select_account have just been honoured; keeping them would show the login page again.
- */
-/**
  * OpenID Connect Core §3.1.2.1: with max_age, "the OP MUST attempt to actively re-authenticate
  * the End-User" when the last sign-in is older; the ID token carries auth_time either way.
  */
@@ -225,6 +221,10 @@ function signInTooOld(request: AuthorizationRequest, session: ActiveSession): bo
   return elapsedSeconds > request.maxAgeSeconds;
 }
 
+/**
+ * The authorization request to return to after a successful login. prompt=login and
+ * prompt=select_account have just been honoured; keeping them would show the login page again.
+ */
 function afterLoginQuery(request: AuthorizationRequest): string {
   const entries: [string, string][] = [];
   for (const [name, value] of request.carried) {

@@ -77,11 +77,8 @@ export interface AuthConfig {
   seedDemoData: boolean;
   /** Cookies get `Secure` whenever the public origin is https. */
   secureCookies: boolean;
-  /**
-   * Log level, readiness deadline, shutdown deadline. Always set by loadAuthConfig; optional so
-   * that configurations written out by hand in tests stay valid (DEFAULT_OPERATIONS then).
-   */
-  operations?: OperationsConfig;
+  /** Log level, readiness deadline, shutdown deadline (LOG_LEVEL, HEALTH_CHECK_TIMEOUT_MS, SHUTDOWN_TIMEOUT_MS). */
+  operations: OperationsConfig;
   /** Request rate limits, login backoff, clean-up of dead rows (limits-config.ts). */
   limits: LimitsConfig;
   /** Client ID Metadata Documents: CIMD_* variables (client-metadata-documents/cimd-config.ts). */

@@ -54,7 +54,7 @@ export const OAUTH_SCHEMAS: Record<string, SchemaObject> = {
     properties: {
       error: string(
         'An error code: invalid_request, invalid_client, invalid_grant, unauthorized_client, unsupported_grant_type, ' +
-          'invalid_scope, invalid_target (RFC 8707), unsupported_token_type (RFC 7009), invalid_redirect_uri and ' +
+          'invalid_scope, invalid_target (RFC 8707), invalid_redirect_uri and ' +
           'invalid_client_metadata (RFC 7591), invalid_token and insufficient_scope (RFC 6750), access_denied, ' +
           'server_error, temporarily_unavailable, and for the API not_found, conflict, too_many_requests.',
         { example: 'invalid_request' },
