@@ -38,7 +38,8 @@ const JEST_ARGS = process.argv.slice(2).filter((arg) => arg !== '--no-build' && 
 const NGINX_OVERRIDE = join(root, 'docker-compose.nginx.yml');
 const E2E_LIMITS = join(root, 'tools/containers/test-compose.e2e-limits.yml');
 /** Passed through to the env file when set: where the base images come from. */
-const IMAGE_VARIABLES = ['NODE_IMAGE', 'POSTGRES_IMAGE', 'REDIS_IMAGE', 'NGINX_IMAGE', 'IMAGE_TAG', 'PLATFORM_BACKEND_SUBNET'];
+// (NGINX_IMAGE, for --nginx, is read from the environment compose runs in: it is not in .env.example.)
+const IMAGE_VARIABLES = ['NODE_IMAGE', 'POSTGRES_IMAGE', 'REDIS_IMAGE', 'IMAGE_TAG', 'PLATFORM_BACKEND_SUBNET'];
 
 /**
  * @typedef {{ command: string, prefix: string[], v2: boolean, base: string[] }} Compose

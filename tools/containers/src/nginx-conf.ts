@@ -86,7 +86,7 @@ function size(bytes: number): string {
  */
 function errorPages(service: ServiceName | undefined): string[] {
   // 505: an unknown HTTP version is a 400 at the gateway (Node's parser), and a client error.
-  const pages = [`error_page 400 505 =400 ${ERRORS}/bad-request;`, `error_page 404 ${ERRORS}/not-found;`, `error_page 413 ${ERRORS}/too-large;`, `error_page 494 =431 ${ERRORS}/headers-too-large;`];
+  const pages = [`error_page 400 505 =400 ${ERRORS}/bad-request;`, `error_page 404 ${ERRORS}/not-found;`, `error_page 413 ${ERRORS}/too-large;`, `error_page 414 494 =431 ${ERRORS}/headers-too-large;`];
   if (service) pages.push(`error_page 502 503 =503 ${ERRORS}/${service}-unreachable;`, `error_page 504 ${ERRORS}/${service}-timeout;`);
   return pages;
 }
@@ -151,6 +151,9 @@ function indent(lines: string[], depth: number): string[] {
 export function renderNginxConf(options: NginxConfOptions = COMPOSE_NGINX_OPTIONS): string {
   const server: string[] = [
     `listen ${options.port};`,
+    // HTTP/0.9 (a request line without a version): nginx would answer without a status line or
+    // headers, which no client of this platform can use; close the connection instead (444).
+    'if ($platform_http09) { return 444; }',
     '',
     ...realIp(options.trustProxy),
     '',
@@ -270,8 +273,9 @@ export function renderNginxConf(options: NginxConfOptions = COMPOSE_NGINX_OPTION
     '  fastcgi_temp_path /tmp/nginx-fastcgi;',
     '  uwsgi_temp_path /tmp/nginx-uwsgi;',
     '  scgi_temp_path /tmp/nginx-scgi;',
-    // Node's limit (the gateway's): 16 KiB of headers. One line of up to 16k, 32k in all.
-    '  large_client_header_buffers 2 16k;',
+    // Room for a request line or header of up to 32 KiB: the services (Node, 16 KiB of headers)
+    // refuse what is bigger with their own JSON 431; nginx's refusals past this are JSON too.
+    '  large_client_header_buffers 4 32k;',
     '',
     // requestIdFrom (libs/observability): a sane incoming id is kept, anything else replaced
     // by a fresh one in the UUID layout the services mint.
@@ -284,6 +288,13 @@ export function renderNginxConf(options: NginxConfOptions = COMPOSE_NGINX_OPTION
     // on the internal redirect to the error answer, with the value cached, and loop.
     '  map $request_uri $platform_ambiguous_target {',
     '    "~*^[^?]*(\\x5c|/(\\.|%2e){1,2}(/|\\?|$))" 1;',
+    '    default 0;',
+    '  }',
+    // HTTP/0.9: no protocol. (A request whose request line failed has none either; its error
+    // answer, an internal redirect to ${ERRORS}, is let through.)
+    '  map "$server_protocol|$uri" $platform_http09 {',
+    `    "~^\\|${ERRORS}/" 0;`,
+    '    "~^\\|" 1;',
     '    default 0;',
     '  }',
     '  map $http_x_request_id $platform_request_id {',
