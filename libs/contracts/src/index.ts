@@ -4,3 +4,4 @@ export * from './events';
 export * from './metadata';
 export * from './oauth-paths';
 export * from './client-id';
+export * from './introspection-client';

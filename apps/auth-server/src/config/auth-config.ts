@@ -1,3 +1,4 @@
+import { introspectionClientEnv, productionIntrospectionSecretProblem } from '@platform/contracts';
 import { operationsConfig, operationsEnv, type OperationsConfig } from '@platform/observability';
 import { z } from 'zod';
 import { ConfigError } from './config-error';
@@ -34,8 +35,7 @@ const EnvSchema = z.object({
   /** The school whose branding the login page shows before anyone has signed in. */
   DEFAULT_SCHOOL_ID: z.string().min(1).max(100).default('demo-school'),
   /** The resource server's credentials for RFC 7662 introspection. */
-  INTROSPECTION_CLIENT_ID: z.string().min(1).default('resource-server'),
-  INTROSPECTION_CLIENT_SECRET: z.string().min(16),
+  ...introspectionClientEnv,
   ACCESS_TOKEN_TTL_SECONDS: durationSeconds(3600),
   REFRESH_TOKEN_TTL_SECONDS: durationSeconds(30 * 24 * 3600),
   AUTHORIZATION_CODE_TTL_SECONDS: durationSeconds(60),
@@ -53,9 +53,6 @@ const EnvSchema = z.object({
   /** LOG_LEVEL, HEALTH_CHECK_TIMEOUT_MS, SHUTDOWN_TIMEOUT_MS. */
   ...operationsEnv,
 });
-
-/** A secret the resource server presents on every introspection: long enough not to be guessed. */
-const PRODUCTION_SECRET_LENGTH = 32;
 
 export interface AuthConfig {
   env: 'development' | 'test' | 'production';
@@ -106,9 +103,8 @@ export function loadAuthConfig(env: NodeJS.ProcessEnv = process.env): AuthConfig
     if (!e.OIDC_SIGNING_KEYS && !e.OIDC_SIGNING_KEYS_FILE) {
       throw new ConfigError('OIDC_SIGNING_KEYS: production needs a configured signing key');
     }
-    if (e.INTROSPECTION_CLIENT_SECRET.length < PRODUCTION_SECRET_LENGTH) {
-      throw new ConfigError(`INTROSPECTION_CLIENT_SECRET: production needs at least ${PRODUCTION_SECRET_LENGTH} characters`);
-    }
+    const secretProblem = productionIntrospectionSecretProblem(e.INTROSPECTION_CLIENT_SECRET);
+    if (secretProblem) throw new ConfigError(secretProblem);
   }
   return {
     env: e.NODE_ENV,

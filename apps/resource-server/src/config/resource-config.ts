@@ -1,4 +1,4 @@
-import { OAUTH_PATHS } from '@platform/contracts';
+import { introspectionClientEnv, OAUTH_PATHS, productionIntrospectionSecretProblem } from '@platform/contracts';
 import { operationsConfig, operationsEnv, type OperationsConfig } from '@platform/observability';
 import { trustedProxiesSchema } from '@platform/rate-limits';
 import { DEFAULT_UPLOAD_MAX_BYTES } from '@platform/route-table';
@@ -33,8 +33,7 @@ const EnvSchema = z.object({
   REDIS_URL: z.url({ protocol: /^rediss?$/ }).optional(),
   /** Internal base URL of the authorization server, for introspection. */
   AUTH_SERVER_URL: z.url({ protocol: /^https?$/ }).default('http://127.0.0.1:3001'),
-  INTROSPECTION_CLIENT_ID: z.string().min(1).default('resource-server'),
-  INTROSPECTION_CLIENT_SECRET: z.string().min(16),
+  ...introspectionClientEnv,
   INTROSPECTION_CACHE_TTL_SECONDS: seconds(300),
   INTROSPECTION_INACTIVE_TTL_SECONDS: seconds(10),
   /** The school anonymous callers see unless they pass `?school=<id>`. */
@@ -49,9 +48,6 @@ const EnvSchema = z.object({
   /** LOG_LEVEL, HEALTH_CHECK_TIMEOUT_MS, SHUTDOWN_TIMEOUT_MS. */
   ...operationsEnv,
 });
-
-/** The secret this server presents on every introspection: long enough not to be guessed. */
-const PRODUCTION_SECRET_LENGTH = 32;
 
 export interface ResourceConfig {
   env: 'development' | 'test' | 'production';
@@ -101,9 +97,8 @@ export function loadResourceConfig(env: NodeJS.ProcessEnv = process.env): Resour
     if (seedDemoData) throw new ConfigError('SEED_DEMO_DATA: the demo schools are never created in production');
     if (e.EMBEDDED_MODE) throw new ConfigError('EMBEDDED_MODE: production needs a real PostgreSQL');
     if (!e.STORAGE_DIR) throw new ConfigError('STORAGE_DIR: production needs a directory for uploaded files');
-    if (e.INTROSPECTION_CLIENT_SECRET.length < PRODUCTION_SECRET_LENGTH) {
-      throw new ConfigError(`INTROSPECTION_CLIENT_SECRET: production needs at least ${PRODUCTION_SECRET_LENGTH} characters`);
-    }
+    const secretProblem = productionIntrospectionSecretProblem(e.INTROSPECTION_CLIENT_SECRET);
+    if (secretProblem) throw new ConfigError(secretProblem);
   }
   const authServerUrl = e.AUTH_SERVER_URL.replace(/\/+$/, '');
   const storageDir = e.STORAGE_DIR ?? DEVELOPMENT_STORAGE_DIR;
