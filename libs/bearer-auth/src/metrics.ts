@@ -6,12 +6,6 @@
 export interface BearerAuthMetrics {
   /** One lookup of a token's answer in a cache layer. */
   cacheLookup(layer: 'memory' | 'redis', result: 'hit' | 'miss'): void;
-  /**
-   * Optional: a counter of one layer and result with its labels bound once (prom-client's
-   * `counter.labels(...)`), for the lookups counted on every request. Without it the lib binds
-   * `cacheLookup` itself.
-   */
-  cacheLookupCounter?(layer: 'memory' | 'redis', result: 'hit' | 'miss'): { inc(): void };
   /** One call to the introspection endpoint (concurrent misses share one), by what it answered. */
   introspection(outcome: IntrospectionOutcome): void;
 }
@@ -23,10 +17,3 @@ export const NO_METRICS: BearerAuthMetrics = Object.freeze({
   cacheLookup: () => undefined,
   introspection: () => undefined,
 });
-
-/** What one cache lookup of this layer and result costs to count: labels bound once where the service can. */
-export function boundCacheLookup(metrics: BearerAuthMetrics, layer: 'memory' | 'redis', result: 'hit' | 'miss'): () => void {
-  const counter = metrics.cacheLookupCounter?.(layer, result);
-  if (counter) return () => counter.inc();
-  return () => metrics.cacheLookup(layer, result);
-}

@@ -3,7 +3,6 @@ import { accessTokenKey, type IntrospectionResponse } from '@platform/contracts'
 import { InvalidTokenError } from '@platform/oauth-errors';
 import { LRUCache } from 'lru-cache';
 import { IntrospectionClient } from './introspection-client';
-import { boundCacheLookup } from './metrics';
 import { BEARER_AUTH_OPTIONS, type ResolvedBearerAuthOptions } from './options';
 import type { TokenPrincipal } from './principal';
 import { RedisAnswerCache } from './redis-answer-cache';
@@ -55,14 +54,9 @@ export class TokenValidator implements OnModuleInit, OnModuleDestroy {
   private readonly shared?: RedisAnswerCache<CachedAnswer>;
   /** The configured resource as the one accepted audience, built once (this is every API call's path). */
   private readonly resourceAudiences: readonly string[];
-  /** The memory layer's counters, bound once (they are counted on every validation). */
-  private readonly memoryHit: () => void;
-  private readonly memoryMiss: () => void;
 
   constructor(@Inject(BEARER_AUTH_OPTIONS) private readonly options: ResolvedBearerAuthOptions) {
     this.resourceAudiences = [withoutTrailingSlash(options.resource)];
-    this.memoryHit = boundCacheLookup(options.metrics, 'memory', 'hit');
-    this.memoryMiss = boundCacheLookup(options.metrics, 'memory', 'miss');
     this.introspection = new IntrospectionClient(options);
     this.local = new LRUCache({ max: options.cache.inProcessEntries });
     this.revoked = new LRUCache({ max: 100_000, ttl: options.cache.ttlCeilingSeconds * 1000 });
@@ -100,7 +94,7 @@ export class TokenValidator implements OnModuleInit, OnModuleDestroy {
     if (token.length > MAX_TOKEN_LENGTH || this.trustPeriod() === undefined) return undefined;
     const entry = this.memoryEntry(accessTokenKey(token));
     if (entry === undefined) return undefined;
-    this.memoryHit();
+    this.options.metrics.cacheLookup('memory', 'hit');
     return principalOf(entry, audiences);
   }
 
@@ -137,8 +131,7 @@ export class TokenValidator implements OnModuleInit, OnModuleDestroy {
 
   private fromMemory(key: string): LocalEntry | undefined {
     const entry = this.memoryEntry(key);
-    if (entry) this.memoryHit();
-    else this.memoryMiss();
+    this.options.metrics.cacheLookup('memory', entry ? 'hit' : 'miss');
     return entry;
   }
 
