@@ -236,6 +236,9 @@ export function renderNginxConf(options: NginxConfOptions = COMPOSE_NGINX_OPTION
   const named = (name: string, status: number, body: unknown) => [
     `location = ${ERRORS}/${name} {`,
     '  internal;',
+    // The rest of a refused body is read and thrown away here: no limit of this location's
+    // own may refuse it again (which would end in nginx's HTML page, not this answer).
+    '  client_max_body_size 0;',
     ...OWN_ANSWER_HEADERS.map((line) => `  ${line}`),
     `  return ${status} ${literal(body)};`,
     '}',
