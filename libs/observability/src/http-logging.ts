@@ -6,7 +6,7 @@ import type { Options as PinoHttpOptions } from 'pino-http';
 import { defaultLogDestination } from './log-format';
 import type { LogLevel } from './operations-config';
 import { isOperationalPath } from './operational-paths';
-import { censor, pathOf, REDACT_PATHS } from './redaction';
+import { censor, censoredHeaders, pathOf, REDACT_PATHS } from './redaction';
 import { REQUEST_ID_HEADER, requestIdFrom } from './request-id';
 
 export interface LoggingOptions {
@@ -45,7 +45,7 @@ class LoggedRequest {
   constructor(
     readonly method: string | undefined,
     readonly url: string,
-    /** A copy: redaction must not touch the live request's headers. */
+    /** A copy, credentials censored (censoredHeaders). */
     readonly headers?: Record<string, unknown>,
     readonly remoteAddress?: string,
   ) {}
@@ -55,7 +55,7 @@ class LoggedRequest {
 class LoggedResponse {
   constructor(
     readonly statusCode: number,
-    /** getHeaders() returns a fresh object: redaction cannot touch the live response. */
+    /** A copy, credentials censored (censoredHeaders). */
     readonly headers?: Record<string, unknown>,
   ) {}
 }
@@ -74,8 +74,8 @@ export function requestLineIsDetailed(statusCode: number, level: LogLevel, error
 function completionLine(req: IncomingMessage, res: ServerResponse, detailed: boolean) {
   if (!detailed) return { req: new LoggedRequest(req.method, pathOf(req.url)), res: new LoggedResponse(res.statusCode) };
   return {
-    req: new LoggedRequest(req.method, pathOf(req.url), { ...req.headers }, req.socket?.remoteAddress),
-    res: new LoggedResponse(res.statusCode, res.getHeaders()),
+    req: new LoggedRequest(req.method, pathOf(req.url), censoredHeaders('req', req.headers), req.socket?.remoteAddress),
+    res: new LoggedResponse(res.statusCode, censoredHeaders('res', res.getHeaders())),
   };
 }
 
@@ -102,8 +102,12 @@ function serializeResponse(value: ServerResponse | LoggedResponse): LoggedRespon
  * sees: one service per process in production; tests that start two apps in one file share it.
  */
 export function nestLoggerParams(options: LoggingOptions): Params {
+  // No pino redaction on these lines: a `req` or `res` can only reach them through the
+  // serializers below, and only a completion line's LoggedRequest/LoggedResponse holds headers,
+  // censored when copied. pino's redaction cost ~4 µs of CPU on every line and every child.
+  const { redact: _redact, ...base } = baseLoggerOptions(options);
   const pinoHttp: PinoHttpOptions<IncomingMessage, ServerResponse> = {
-    ...baseLoggerOptions(options),
+    ...base,
     // Fastify has already taken the id (FastifyAdapter genReqId) and middie copied it to the raw request.
     genReqId: (req) => (req as { id?: string }).id ?? requestIdFrom(req.headers[REQUEST_ID_HEADER]),
     // Lines inside a request, and its completion line, are written by a child that binds only

@@ -9,7 +9,7 @@ export {
 } from './operations-config';
 export { REQUEST_ID_HEADER, requestIdFrom } from './request-id';
 export { echoRequestId, genReqId } from './request-context';
-export { censor, pathOf, REDACT_PATHS, REDACTED } from './redaction';
+export { censor, censoredHeaders, pathOf, REDACT_PATHS, REDACTED } from './redaction';
 export { isOperationalPath, OPERATIONAL_PATHS } from './operational-paths';
 export { defaultLogDestination, humanLogStream, humanMessage, LOG_FORMATS, logFormat, type LogFormat } from './log-format';
 export { baseLoggerOptions, fastifyLoggerOptions, nestLoggerParams, requestLineIsDetailed, requestLogLevel, type LoggingOptions } from './http-logging';

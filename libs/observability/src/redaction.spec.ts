@@ -1,4 +1,4 @@
-import { censor, pathOf, REDACTED } from './redaction';
+import { censor, censoredHeaders, pathOf, REDACT_PATHS, REDACTED } from './redaction';
 
 describe('pathOf', () => {
   it.each([
@@ -23,5 +23,31 @@ describe('censor', () => {
   it('replaces credentials entirely', () => {
     expect(censor('Bearer abc', ['req', 'headers', 'authorization'])).toBe(REDACTED);
     expect(censor(['sid=1; HttpOnly'], ['res', 'headers', 'set-cookie'])).toBe(REDACTED);
+  });
+});
+
+describe('censoredHeaders', () => {
+  it('copies request headers with the credentials replaced, leaving the live object alone', () => {
+    const live = { authorization: 'Basic c2VjcmV0', 'proxy-authorization': 'Basic eA==', cookie: 'sid=1', accept: '*/*' };
+    expect(censoredHeaders('req', live)).toEqual({ authorization: REDACTED, 'proxy-authorization': REDACTED, cookie: REDACTED, accept: '*/*' });
+    expect(live.authorization).toBe('Basic c2VjcmV0');
+  });
+
+  it('keeps where a response redirects, without its query, and drops its cookies', () => {
+    expect(censoredHeaders('res', { location: 'http://127.0.0.1:8765/cb?code=abc', 'set-cookie': ['sid=1'], 'cache-control': 'no-store' })).toEqual({
+      location: `http://127.0.0.1:8765/cb?${REDACTED}`,
+      'set-cookie': REDACTED,
+      'cache-control': 'no-store',
+    });
+  });
+
+  it('censors what the pino redact paths name', () => {
+    expect(REDACT_PATHS).toEqual([
+      'req.headers.authorization',
+      'req.headers["proxy-authorization"]',
+      'req.headers.cookie',
+      'res.headers["set-cookie"]',
+      'res.headers.location',
+    ]);
   });
 });
