@@ -3,6 +3,7 @@
 import { mkdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
+import v8 from 'node:v8';
 import pg from 'pg';
 
 /** The embedded-postgres lib, compiled to CommonJS by its `build` target. */
@@ -10,8 +11,19 @@ function embeddedPostgresLib(root) {
   return createRequire(import.meta.url)(join(root, 'dist/libs/embedded-postgres/index.js'));
 }
 
+/**
+ * PGlite's 9 MB of PostgreSQL wasm, compiled by V8's baseline compiler (Liftoff) only. With the
+ * default tier-up to TurboFan, the optimising compiler's work memory stayed resident in the
+ * process: two PGlite instances measured ~270 MB RSS with tier-up and ~210 MB without, at the
+ * same CPU time for 19,500 queries (5.3-5.9 s either way). Must run before PGlite compiles.
+ */
+function compileWasmWithBaselineOnly() {
+  v8.setFlagsFromString('--liftoff-only');
+}
+
 /** Starts and migrates an embedded PostgreSQL per service; returns { [name]: { url, stop } }. */
 export async function startEmbeddedDatabases(root, services, dataRoot = join(root, '.data')) {
+  compileWasmWithBaselineOnly();
   const { startEmbeddedPostgres, runMigrations } = embeddedPostgresLib(root);
   const databases = {};
   try {
