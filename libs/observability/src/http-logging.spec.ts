@@ -1,10 +1,12 @@
-import { createServer, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import pino from 'pino';
-import { pinoHttp, type Options } from 'pino-http';
-import { baseLoggerOptions, nestLoggerParams } from './http-logging';
+import pino, { type Logger } from 'pino';
+import { baseLoggerOptions, requestLogging } from './http-logging';
 
 type Line = Record<string, unknown> & { level: string; msg: string; reqId?: string };
+
+/** The request's logger, as the handlers inside a request reach it. */
+const logOf = (req: IncomingMessage) => (req as IncomingMessage & { log: Logger }).log;
 
 /** A pino destination the test reads back, one parsed JSON object per line. */
 function collector() {
@@ -12,26 +14,26 @@ function collector() {
   return { lines, stream: { write: (chunk: string) => void lines.push(JSON.parse(chunk) as Line) } };
 }
 
-describe('request logs of a service (pino-http through nestjs-pino parameters)', () => {
+describe('request logs of a service (requestLogging)', () => {
   const { lines, stream } = collector();
   let server: Server;
   let origin: string;
 
   beforeAll(async () => {
-    const [options] = nestLoggerParams({ service: 'test-service', level: 'debug', destination: stream }).pinoHttp as [Options];
-    const middleware = pinoHttp(options, stream);
-    server = createServer((req, res) => {
-      middleware(req, res);
-      req.log.info('handling');
-      if (req.url?.startsWith('/redirect')) {
-        res.setHeader('set-cookie', 'sid=cookie-value-123; HttpOnly');
-        res.writeHead(302, { location: 'http://127.0.0.1:8765/callback?code=the-code-456&state=the-state' }).end();
-      } else if (req.url === '/boom') {
-        res.writeHead(503).end();
-      } else {
-        res.writeHead(200).end('ok');
-      }
-    });
+    const middleware = requestLogging({ service: 'test-service', level: 'debug', destination: stream });
+    server = createServer((req, res) =>
+      middleware(req, res, () => {
+        logOf(req).info('handling');
+        if (req.url?.startsWith('/redirect')) {
+          res.setHeader('set-cookie', 'sid=cookie-value-123; HttpOnly');
+          res.writeHead(302, { location: 'http://127.0.0.1:8765/callback?code=the-code-456&state=the-state' }).end();
+        } else if (req.url === '/boom') {
+          res.writeHead(503).end();
+        } else {
+          res.writeHead(200).end('ok');
+        }
+      }),
+    );
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   });
@@ -91,21 +93,21 @@ describe('request logs at info', () => {
   let origin: string;
 
   beforeAll(async () => {
-    const [options] = nestLoggerParams({ service: 'test-service', level: 'info', destination: stream }).pinoHttp as [Options];
-    const middleware = pinoHttp(options, stream);
-    server = createServer((req, res) => {
-      middleware(req, res);
-      if (req.url?.startsWith('/denied')) {
-        req.log.warn('refused');
-        res.setHeader('www-authenticate', 'Bearer error="invalid_token"');
-        res.writeHead(401).end();
-      } else if (req.url === '/boom') {
-        res.writeHead(500).end();
-      } else {
-        res.setHeader('set-cookie', 'sid=cookie-value-333');
-        res.writeHead(200).end('ok');
-      }
-    });
+    const middleware = requestLogging({ service: 'test-service', level: 'info', destination: stream });
+    server = createServer((req, res) =>
+      middleware(req, res, () => {
+        if (req.url?.startsWith('/denied')) {
+          logOf(req).warn('refused');
+          res.setHeader('www-authenticate', 'Bearer error="invalid_token"');
+          res.writeHead(401).end();
+        } else if (req.url === '/boom') {
+          res.writeHead(500).end();
+        } else {
+          res.setHeader('set-cookie', 'sid=cookie-value-333');
+          res.writeHead(200).end('ok');
+        }
+      }),
+    );
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   });

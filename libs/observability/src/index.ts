@@ -12,7 +12,16 @@ export { echoRequestId, genReqId } from './request-context';
 export { censor, censoredHeaders, pathOf, REDACT_PATHS, REDACTED } from './redaction';
 export { isOperationalPath, OPERATIONAL_PATHS } from './operational-paths';
 export { defaultLogDestination, humanLogStream, humanMessage, LOG_FORMATS, logFormat, type LogFormat } from './log-format';
-export { baseLoggerOptions, fastifyLoggerOptions, nestLoggerParams, requestLineIsDetailed, requestLogLevel, type LoggingOptions } from './http-logging';
+export {
+  baseLoggerOptions,
+  fastifyLoggerOptions,
+  nestLoggerParams,
+  requestLineIsDetailed,
+  requestLogging,
+  requestLogLevel,
+  type LoggingOptions,
+  type RequestLoggingMiddleware,
+} from './http-logging';
 export { instrumentHttp, METRICS_CONTENT_TYPE, ServiceMetrics, UNMATCHED_ROUTE } from './metrics';
 export { HealthReportFilter, httpProbe, ReadinessProbes, RedisPing, type Probe } from './health';
 export { armShutdownDeadline, installShutdownDeadline } from './shutdown';
