@@ -87,6 +87,34 @@ describe('gateway', () => {
     expect(echo.headers['content-type']).toBe('application/x-www-form-urlencoded');
   });
 
+  /** A request through node:http, which (unlike fetch) lets the test send Connection and Expect. */
+  const rawRequest = (path: string, method: string, headers: Record<string, string>, body?: string) =>
+    new Promise<{ status: number; headers: Record<string, string | string[] | undefined>; echo: Echo }>((resolve, reject) => {
+      const outgoing = httpRequest(`${origin}${path}`, { method, headers, agent: false }, (incoming) => {
+        let text = '';
+        incoming.setEncoding('utf8');
+        incoming.on('data', (chunk: string) => (text += chunk));
+        incoming.on('end', () => resolve({ status: incoming.statusCode ?? 0, headers: incoming.headers, echo: JSON.parse(text) as Echo }));
+      });
+      outgoing.on('error', reject);
+      if (headers['expect']) outgoing.on('continue', () => outgoing.end(body));
+      else outgoing.end(body);
+    });
+
+  it('drops hop-by-hop headers and the ones Connection names (RFC 9110 §7.6.1), keeps the rest', async () => {
+    const { echo } = await rawRequest('/api/me', 'GET', { connection: 'keep-alive, x-hop-only', 'x-hop-only': 'secret', 'keep-alive': 'timeout=5', 'x-end-to-end': 'kept' });
+    expect(echo.headers['x-hop-only']).toBeUndefined();
+    expect(echo.headers['keep-alive']).toBeUndefined();
+    expect(echo.headers['x-end-to-end']).toBe('kept');
+  });
+
+  it('forwards a body sent after 100 Continue (Expect is answered here, not forwarded)', async () => {
+    const { status, echo } = await rawRequest('/oauth/token', 'POST', { expect: '100-continue', 'content-type': 'application/x-www-form-urlencoded' }, 'grant_type=x');
+    expect(status).toBe(200);
+    expect(echo).toMatchObject({ service: 'auth', body: 'grant_type=x' });
+    expect(echo.headers['expect']).toBeUndefined();
+  });
+
   it('passes redirects through unchanged', async () => {
     const response = await fetch(`${origin}/oauth/redirect`, { redirect: 'manual' });
     expect(response.status).toBe(302);

@@ -1,4 +1,3 @@
-import httpProxy from '@fastify/http-proxy';
 import {
   closeConnectionsWhenIdle,
   fastifyLoggerOptions,
@@ -8,11 +7,12 @@ import {
   requestLogLevel,
 } from '@platform/observability';
 import { frameworkErrorOptions } from '@platform/oauth-errors';
-import { DEFAULT_UPLOAD_MAX_BYTES, GATEWAY_PATHS, SERVICE_BODY_LIMITS, serviceFor, serviceProbeFor, type ServiceName, UPLOAD_PATH } from '@platform/route-table';
+import { DEFAULT_UPLOAD_MAX_BYTES, GATEWAY_PATHS, SERVICE_BODY_LIMITS, SERVICES, serviceFor, serviceProbeFor, type ServiceName, UPLOAD_PATH } from '@platform/route-table';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest, LogController } from 'fastify';
-import type { IncomingHttpHeaders } from 'node:http';
+import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
 import { Readable } from 'node:stream';
 import { BodyTooLargeError, declaresTooLarge, discardBody, limitStream } from './body-limit';
+import { createUpstreamPool, forward } from './forward';
 import type { DestinationStream } from 'pino';
 import { registerProbes } from './probes';
 import { isAmbiguousPath } from './request-target';
@@ -68,14 +68,31 @@ function sendError(reply: ErrorReply, { statusCode, body }: GatewayError): void 
  * services need no knowledge of the proxies in front of the gateway.
  */
 function forwardedHeaders(request: IncomingView, headers: IncomingHttpHeaders): IncomingHttpHeaders {
-  return {
-    ...headers,
-    'x-forwarded-for': request.ip,
-    'x-forwarded-proto': request.protocol,
-    'x-forwarded-host': request.host,
-    'x-request-id': request.id,
-  };
+  // Read before any of them is overwritten: under trustProxy they come from these headers.
+  const ip = request.ip;
+  const protocol = request.protocol;
+  const host = request.host;
+  headers['x-forwarded-for'] = ip;
+  headers['x-forwarded-proto'] = protocol;
+  headers['x-forwarded-host'] = host;
+  headers['x-request-id'] = request.id;
+  return headers;
 }
+
+/** The JSON error answer, written on the raw response (a forwarded request's reply is hijacked). */
+function writeError(response: ServerResponse, requestId: string, { statusCode, body }: GatewayError): void {
+  const payload = JSON.stringify(body);
+  response.writeHead(statusCode, {
+    'content-type': 'application/json; charset=utf-8',
+    'content-length': Buffer.byteLength(payload),
+    'cache-control': 'no-store',
+    'x-request-id': requestId,
+  });
+  response.end(payload);
+}
+
+/** The methods forwarded (as @fastify/http-proxy did); others are 404 at the gateway. */
+const FORWARDED_METHODS = ['DELETE', 'GET', 'HEAD', 'OPTIONS', 'PATCH', 'POST', 'PUT'];
 
 /**
  * The media types the upload route stores (images, PDF, text: the resource server's
@@ -184,24 +201,43 @@ export async function createGateway(options: GatewayOptions): Promise<FastifyIns
 
   registerProbes(app, options.upstreams);
 
-  await app.register(httpProxy, {
-    // Empty upstream + getUpstream: one catch-all proxy whose target the route table picks.
-    upstream: '',
-    disableRequestLogging: true,
-    replyOptions: {
-      getUpstream: (request) => options.upstreams[serviceFor(request.url)],
-      // http-proxy re-serialises the parsed query; hand the raw one to reply-from instead.
-      queryString: (_search, url) => (url.includes('?') ? url.slice(url.indexOf('?') + 1) : ''),
-      rewriteRequestHeaders: (request, headers) => forwardedHeaders(request, headers),
-      onError: async (reply, { error }) => {
-        const service = serviceFor(reply.request.url);
+  // One pool of kept-alive connections per service, closed with the gateway.
+  const pools = Object.fromEntries(SERVICES.map((service) => [service, createUpstreamPool(options.upstreams[service])])) as Record<ServiceName, ReturnType<typeof createUpstreamPool>>;
+  app.addHook('onClose', async () => {
+    await Promise.all(Object.values(pools).map((pool) => pool.close()));
+  });
+
+  await app.register(async (scope) => {
+    // Bodies stay streams, forwarded as they arrive (text/plain is parsed by Fastify and
+    // measured in the preHandler above).
+    const passThrough = (_request: FastifyRequest, payload: unknown, done: (error: Error | null, body?: unknown) => void) => done(null, payload);
+    scope.addContentTypeParser('application/json', passThrough);
+    scope.addContentTypeParser('*', passThrough);
+
+    /**
+     * Forwards to the service the route table names, path and query untouched, body streamed;
+     * the answer is streamed back by forward() on the raw response (the reply is hijacked:
+     * Fastify's completion log still runs on 'finish').
+     */
+    const handler = (request: FastifyRequest, reply: FastifyReply) => {
+      const service = serviceFor(request.url);
+      reply.hijack();
+      const body = request.body as Readable | string | undefined;
+      // Node has already answered any `Expect: 100-continue`; it is not the service's to answer again.
+      delete request.headers['expect'];
+      const headers = forwardedHeaders(request, request.headers);
+      forward(pools[service], { method: request.method, target: request.url, headers, body, requestId: request.id }, reply.raw, (error) => {
         const answer = toGatewayError(error, service);
-        if (answer.statusCode === 413) await discardBody(reply.request.raw);
-        // reply-from has already logged the error itself.
-        else reply.request.log.warn({ service }, 'upstream request failed');
-        sendError(reply, answer);
-      },
-    },
+        if (answer.statusCode === 413) {
+          void discardBody(request.raw).then(() => writeError(reply.raw, request.id, answer));
+          return;
+        }
+        request.log.warn({ service, err: error }, 'upstream request failed');
+        writeError(reply.raw, request.id, answer);
+      });
+    };
+    scope.route({ method: FORWARDED_METHODS, url: '/', handler });
+    scope.route({ method: FORWARDED_METHODS, url: '/*', handler });
   });
 
   return app;

@@ -14,6 +14,13 @@ describe('toGatewayError', () => {
     expect(toGatewayError(Object.assign(new Error('late'), { statusCode: 504 }), 'x').statusCode).toBe(504);
   });
 
+  it.each(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT'])("maps undici's %s to 504", (code) => {
+    expect(toGatewayError(Object.assign(new Error('late'), { code }), 'auth-server')).toEqual({
+      statusCode: 504,
+      body: { error: 'temporarily_unavailable', error_description: 'The auth-server did not answer in time.' },
+    });
+  });
+
   it('maps anything else to 502 server_error', () => {
     expect(toGatewayError(withCause('ECONNRESET'), 'resource-server')).toEqual({
       statusCode: 502,

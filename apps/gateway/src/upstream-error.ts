@@ -14,6 +14,9 @@ const UNREACHABLE_CODES = new Set([
   'UND_ERR_CONNECT_TIMEOUT',
 ]);
 
+/** The service took too long: to send its answer's headers, or between two pieces of its body. */
+const TIMEOUT_CODES = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT']);
+
 interface ErrorLike {
   statusCode?: number;
   code?: string;
@@ -29,7 +32,7 @@ function codesOf(error: unknown): string[] {
   return codes;
 }
 
-/** Maps an error of @fastify/reply-from (its `cause` is the socket error) to the answer. */
+/** Maps an error of undici (or one whose `cause` chain holds the socket error) to the answer. */
 export function toGatewayError(error: unknown, service: string): GatewayError {
   const statusCode = (error as ErrorLike | undefined)?.statusCode;
   if (statusCode === 413 || codesOf(error).includes('GATEWAY_BODY_TOO_LARGE')) {
@@ -41,7 +44,7 @@ export function toGatewayError(error: unknown, service: string): GatewayError {
       body: { error: 'temporarily_unavailable', error_description: `The ${service} is not reachable; try again shortly.` },
     };
   }
-  if (statusCode === 504) {
+  if (statusCode === 504 || codesOf(error).some((code) => TIMEOUT_CODES.has(code))) {
     return {
       statusCode: 504,
       body: { error: 'temporarily_unavailable', error_description: `The ${service} did not answer in time.` },
