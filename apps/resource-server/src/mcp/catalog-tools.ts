@@ -14,6 +14,7 @@ import {
   publicMembershipPlan,
   publicSchoolProfile,
 } from './catalog-schemas';
+import type { SchoolServices } from './school-services';
 import { defineTool, type McpTool, READ, type ToolContext, ToolNotFound } from './tool-definition';
 
 export const MAX_PAGE_SIZE = 100;
@@ -47,6 +48,14 @@ async function orNotFound<T>(read: Promise<T>, message: string): Promise<T> {
 }
 const noSchool = (args: SchoolArgs, context: ToolContext) => `No school with the id "${schoolOf(args, context)}"`;
 
+type ListQuery = ReturnType<typeof listQuery>;
+
+/** A list tool's handler: the REST list of the tool's school, read as the anonymous caller, in the tool's item shape. */
+function anonymousList<Item extends z.ZodObject>(item: Item, list: (services: SchoolServices, query: ListQuery) => Promise<Page<unknown>>) {
+  return async (args: ListArgs, context: ToolContext) =>
+    pageOf(item).parse(await orNotFound(list(context.services, listQuery(args, context)), noSchool(args, context)));
+}
+
 export const CATALOG_TOOLS: readonly McpTool[] = [
   defineTool({
     name: 'list_courses',
@@ -56,8 +65,7 @@ export const CATALOG_TOOLS: readonly McpTool[] = [
     annotations: READ,
     input: listInput,
     output: pageOf(publicCourse),
-    handler: async (args, context) =>
-      pageOf(publicCourse).parse(await orNotFound(context.services.courses.list(ANONYMOUS, listQuery(args, context)), noSchool(args, context))),
+    handler: anonymousList(publicCourse, (services, query) => services.courses.list(ANONYMOUS, query)),
   }),
   defineTool({
     name: 'search_courses',
@@ -94,8 +102,7 @@ export const CATALOG_TOOLS: readonly McpTool[] = [
     annotations: READ,
     input: listInput,
     output: pageOf(publicLecturer),
-    handler: async (args, context) =>
-      pageOf(publicLecturer).parse(await orNotFound(context.services.lecturers.list(ANONYMOUS, listQuery(args, context)), noSchool(args, context))),
+    handler: anonymousList(publicLecturer, (services, query) => services.lecturers.list(ANONYMOUS, query)),
   }),
   defineTool({
     name: 'list_events',
@@ -116,10 +123,7 @@ export const CATALOG_TOOLS: readonly McpTool[] = [
     annotations: READ,
     input: listInput,
     output: pageOf(publicMembershipPlan),
-    handler: async (args, context) =>
-      pageOf(publicMembershipPlan).parse(
-        await orNotFound(context.services.membershipPlans.list(ANONYMOUS, listQuery(args, context)), noSchool(args, context)),
-      ),
+    handler: anonymousList(publicMembershipPlan, (services, query) => services.membershipPlans.list(ANONYMOUS, query)),
   }),
   defineTool({
     name: 'list_digital_products',
@@ -129,10 +133,7 @@ export const CATALOG_TOOLS: readonly McpTool[] = [
     annotations: READ,
     input: listInput,
     output: pageOf(publicDigitalProduct),
-    handler: async (args, context) =>
-      pageOf(publicDigitalProduct).parse(
-        await orNotFound(context.services.digitalProducts.list(ANONYMOUS, listQuery(args, context)), noSchool(args, context)),
-      ),
+    handler: anonymousList(publicDigitalProduct, (services, query) => services.digitalProducts.list(ANONYMOUS, query)),
   }),
   defineTool({
     name: 'get_school_profile',
