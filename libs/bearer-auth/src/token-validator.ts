@@ -194,15 +194,16 @@ function rejectOverlong(token: string): void {
 
 /** The principal of a remembered answer, or the refusal validate gives for it. */
 function principalOf(entry: LocalEntry, audiences: readonly string[]): TokenPrincipal {
-  const answer = entry.answer;
-  if (!answer.active || answer.expiresAt * 1000 <= Date.now()) {
+  const { answer, principal } = entry;
+  // An entry has a principal exactly when its answer is active.
+  if (!answer.active || principal === undefined || answer.expiresAt * 1000 <= Date.now()) {
     throw new InvalidTokenError(INVALID_DESCRIPTION);
   }
   // RFC 8707 / MCP authorization: a token for another resource must not be accepted here.
   if (!sharesAudience(answer.audience, audiences)) {
     throw new InvalidTokenError('The access token was not issued for this resource', `audience ${answer.audience.join(' ')}`);
   }
-  return entry.principal as TokenPrincipal;
+  return principal;
 }
 
 function sharesAudience(tokenAudiences: readonly string[], accepted: readonly string[]): boolean {
