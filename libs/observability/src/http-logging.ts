@@ -110,7 +110,7 @@ export function nestLoggerParams(options: LoggingOptions): Params {
   return { pinoHttp: destination ? [pinoOptions, destination] : pinoOptions, useExisting: true };
 }
 
-type LoggedIncomingMessage = IncomingMessage & { id?: string; log?: Logger };
+type LoggedIncomingMessage = IncomingMessage & { id?: unknown; log?: Logger };
 export type RequestLoggingMiddleware = (req: IncomingMessage, res: ServerResponse, next: () => void) => void;
 
 /**
@@ -126,11 +126,12 @@ export type RequestLoggingMiddleware = (req: IncomingMessage, res: ServerRespons
 export function requestLogging(options: LoggingOptions): RequestLoggingMiddleware {
   const destination = options.destination ?? defaultLogDestination();
   const root = pino(serviceLoggerOptions(options), destination as DestinationStream);
-  return (req: LoggedIncomingMessage, res, next) => {
+  return (req, res, next) => {
     // Fastify has already taken the id (FastifyAdapter genReqId) and middie copied it to the raw request.
-    const reqId = req.id ?? requestIdFrom(req.headers[REQUEST_ID_HEADER]);
+    const raw = req as LoggedIncomingMessage;
+    const reqId = typeof raw.id === 'string' ? raw.id : requestIdFrom(req.headers[REQUEST_ID_HEADER]);
     const log = root.child({ reqId });
-    req.log = log;
+    raw.log = log;
     const start = Date.now();
     const complete = () => {
       res.removeListener('finish', complete);
