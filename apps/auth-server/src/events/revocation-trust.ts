@@ -80,7 +80,8 @@ export class RevocationTrust implements OnModuleInit, OnModuleDestroy {
     if (this.trusted || this.received < this.sent) return;
     this.period++;
     this.trusted = true;
-    this.logger.log('revocation events are heard again: in-memory token state is used again, from empty');
+    // Period 1 is the start, not a recovery.
+    if (this.period > 1) this.logger.log('revocation events are heard again: in-memory token state is used again, from empty');
     this.changed();
   }
 
