@@ -108,6 +108,20 @@ describe(`the nginx configuration (${NGINX_CONF_PATH})`, () => {
     }
   });
 
+  it('holds a body of any other media type on the upload path to the resource server\'s limit, as the gateway does', () => {
+    const upload = locations.find((location) => location.match === '=' && location.path === UPLOAD_PATH);
+    const rewrite = /if \(\$platform_upload_media = 0\) \{ rewrite \^ (\S+) last; \}/.exec(upload?.body ?? '');
+    expect(rewrite).not.toBeNull();
+    const other = locations.find((location) => location.match === '=' && location.path === rewrite?.[1]);
+    expect(other?.body).toContain('internal;');
+    expect(other?.body).toContain(`client_max_body_size ${SERVICE_BODY_LIMITS['resource-server'] / (1024 * 1024)}m;`);
+    expect(outcomeOf(other, committed)).toEqual({ kind: 'proxy', service: 'resource-server', uri: '$request_uri' });
+    const media = /map \$content_type \$platform_upload_media \{\s*"~\*([^"]+)" 1;/.exec(committed);
+    const pattern = new RegExp(media?.[1] ?? '^$', 'i');
+    for (const type of ['image/png', 'text/plain; charset=utf-8', 'Application/PDF', 'application/pdf;x=1']) expect({ type, upload: pattern.test(type) }).toEqual({ type, upload: true });
+    for (const type of ['application/json', 'application/pdfx', 'multipart/form-data; boundary=x', '']) expect({ type, upload: pattern.test(type) }).toEqual({ type, upload: false });
+  });
+
   it('replaces X-Forwarded-For with the peer address (never appends), sets the other forwarded headers and a request id', () => {
     expect(committed).toMatch(/^\s*proxy_set_header X-Forwarded-For \$remote_addr;$/m);
     expect(committed).not.toMatch(/proxy_add_x_forwarded_for/);

@@ -71,6 +71,9 @@ function literal(body: unknown): string {
  */
 const ERRORS = '/.platform-errors';
 
+/** Where a non-file body sent to UPLOAD_PATH is handled (internal: never reachable from outside). */
+const UPLOAD_OTHER = '/.platform-upload-other-media';
+
 const variableOf = (service: ServiceName) => `$upstream_${service.replace(/-/g, '_')}`;
 
 /** nginx's size syntax: bytes, or k/m when exact. */
@@ -97,11 +100,12 @@ const GUARD = 'if ($platform_ambiguous_target) { return 400; }';
 /** Headers of nginx's own answers: add_header in a location replaces the server's, so all of them. */
 const OWN_ANSWER_HEADERS = ['add_header Cache-Control no-store always;', 'add_header X-Request-Id $platform_request_id always;'];
 
-function proxyLocation(match: '=' | '^~', path: string, service: ServiceName, bodyLimit: number, comment: string): string[] {
+function proxyLocation(match: '=' | '^~', path: string, service: ServiceName, bodyLimit: number, comment: string, before: string[] = []): string[] {
   return [
     `# ${comment}`,
     `location ${match} ${path} {`,
     `  ${GUARD}`,
+    ...before.map((line) => `  ${line}`),
     `  client_max_body_size ${size(bodyLimit)};`,
     ...errorPages(service).map((line) => `  ${line}`),
     `  proxy_pass http://${variableOf(service)};`,
@@ -228,7 +232,20 @@ export function renderNginxConf(options: NginxConfOptions = COMPOSE_NGINX_OPTION
   }
   server.push(
     '',
-    ...proxyLocation('=', UPLOAD_PATH, 'resource-server', options.uploadMaxBytes, `uploads: UPLOAD_MAX_BYTES (${options.uploadMaxBytes} bytes); the service holds non-file bodies to its own limit`),
+    ...proxyLocation('=', UPLOAD_PATH, 'resource-server', options.uploadMaxBytes, `uploads of the stored media types: UPLOAD_MAX_BYTES (${options.uploadMaxBytes} bytes)`, [
+      // Any other body on the upload path is held to the service's own limit, as the gateway
+      // does: the service refuses a bigger one before reading it and closes the connection
+      // under nginx's upload (a 502). client_max_body_size takes no variables: another location.
+      `if ($platform_upload_media = 0) { rewrite ^ ${UPLOAD_OTHER} last; }`,
+    ]),
+    `# ${UPLOAD_PATH} with a body of another media type: the resource server's limit.`,
+    `location = ${UPLOAD_OTHER} {`,
+    '  internal;',
+    `  client_max_body_size ${size(SERVICE_BODY_LIMITS['resource-server'])};`,
+    ...errorPages('resource-server').map((line) => `  ${line}`),
+    // The request as the client sent it (path and query), not the internal URI.
+    `  proxy_pass http://${variableOf('resource-server')}$request_uri;`,
+    '}',
     '',
     ...proxyLocation('^~', '/', DEFAULT_SERVICE, SERVICE_BODY_LIMITS[DEFAULT_SERVICE], `every other path -> ${DEFAULT_SERVICE} (DEFAULT_SERVICE)`),
   );
@@ -298,6 +315,11 @@ export function renderNginxConf(options: NginxConfOptions = COMPOSE_NGINX_OPTION
     '  map "$server_protocol|$uri" $platform_http09 {',
     `    "~^\\|${ERRORS}/" 0;`,
     '    "~^\\|" 1;',
+    '    default 0;',
+    '  }',
+    // gateway.ts isUploadMediaType: the media types the upload route stores.
+    '  map $content_type $platform_upload_media {',
+    '    "~*^\\s*(image/|text/|application/pdf\\s*(;|$))" 1;',
     '    default 0;',
     '  }',
     '  map $http_x_request_id $platform_request_id {',
