@@ -104,9 +104,11 @@ export class RedisRateLimitStore implements RateLimitStore {
       url: options.url,
       // Fail fast instead of queueing while Redis is away: the in-process fallback answers.
       disableOfflineQueue: true,
-      // No `commandOptions.timeout`: it arms an AbortSignal.timeout per command that fires (and
-      // builds a DOMException) even after the reply came, ~20 µs of CPU per request. run()
-      // bounds the whole wait itself and aborts a command still unwritten at its deadline.
+      // No per-command timeout (node-redis 6 defaults to 5 s): it arms an AbortSignal.timeout per
+      // command that fires (and builds a DOMException) even after the reply came, ~20 µs of CPU
+      // per request. run() bounds the whole wait itself and aborts a command still unwritten at
+      // its deadline.
+      commandOptions: { timeout: 0 },
       socket: { connectTimeout: 1_000, reconnectStrategy: (retries: number) => Math.min(100 * 2 ** retries, 2_000) },
     }) as RedisClientType;
     this.client.on('error', (error: Error) => this.warn(error.message));
