@@ -5,8 +5,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 
 const STOP_GRACE_MS = 10_000;
 
-export function startChild(name, main, env, cwd) {
-  const child = fork(main, [], { env, cwd, stdio: 'inherit' });
+export function startChild(name, main, env, cwd, execArgv = []) {
+  const child = fork(main, [], { env, cwd, stdio: 'inherit', execArgv });
   child.serviceName = name;
   return child;
 }

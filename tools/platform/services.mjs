@@ -39,3 +39,34 @@ export function existingServices(root) {
 export function portOf(service, env = process.env) {
   return Number(env[service.portVar] || service.defaultPort);
 }
+
+/**
+ * V8 flags of the service processes that `npm start` runs (issue 12).
+ * --max-semi-space-size=4: V8's default lets the young generation grow to two 16 MB semi-spaces,
+ *   and after any burst of requests all 32 MB stay resident (new_space was 31-32 MB physical in
+ *   every service after a short workload while 2-10 MB of it was live); 4 MB caps it at 8 MB.
+ *   Measured caveat: under the bench's sustained concurrent token requests the auth server with
+ *   4 MB promoted short-lived objects and its old space grew to ~140 MB (49 MB live) instead of
+ *   ~93 MB; for a load-bearing auth server (containers, bench) leave its semi-space at the default.
+ * --max-old-space-size=384: a ceiling, not a reservation; each service's old generation holds
+ *   20-50 MB after GC, so a leak ends in a crash with a clear message rather than in swap.
+ */
+export const SERVICE_NODE_ARGS = Object.freeze(['--max-semi-space-size=4', '--max-old-space-size=384']);
+
+/**
+ * glibc malloc settings of every service process, read by glibc at process start (so they can
+ * only be given to child processes). Without them each thread that allocates (libuv's pool:
+ * argon2, V8's compiler and GC threads) gets a 64 MB arena of its own, and freed memory above the
+ * dynamic mmap threshold stays in it: 26-40 MB of arenas per service after a short workload.
+ * With 2 arenas and large blocks always mmap'd (and returned on free), the embedded platform
+ * measured 556 MB instead of 621 MB (tools/bench/embedded-memory.mjs). A variable the caller
+ * sets wins.
+ */
+export const SERVICE_MALLOC_ENV = Object.freeze({
+  MALLOC_ARENA_MAX: '2',
+  MALLOC_MMAP_THRESHOLD_: '131072',
+  MALLOC_TRIM_THRESHOLD_: '131072',
+});
+
+/** The environment of a service process: the malloc settings under what the launcher passes. */
+export const serviceProcessEnv = (env) => ({ ...SERVICE_MALLOC_ENV, ...env });

@@ -12,7 +12,7 @@ import { prepareServerDatabases, startEmbeddedDatabases, stopDatabases } from '.
 import { acquireDataLock } from './lock.mjs';
 import { relayEventBus, startChild, stopChild, waitForMessage, waitUntilListening } from './processes.mjs';
 import { loadOrCreateSecrets } from './secrets.mjs';
-import { GATEWAY, existingServices, mainOf, portOf } from './services.mjs';
+import { GATEWAY, SERVICE_NODE_ARGS, existingServices, mainOf, portOf, serviceProcessEnv } from './services.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '../..');
 const env = process.env;
@@ -70,8 +70,8 @@ function commonEnv(services, secret) {
 async function startServices(services, secret) {
   const shared = commonEnv(services, secret);
   const children = services.map((service) => {
-    const serviceEnv = { ...shared, DATABASE_URL: state.databases[service.name].url };
-    const child = startChild(service.project, mainOf(root, service.project), serviceEnv, root);
+    const serviceEnv = serviceProcessEnv({ ...shared, DATABASE_URL: state.databases[service.name].url });
+    const child = startChild(service.project, mainOf(root, service.project), serviceEnv, root, SERVICE_NODE_ARGS);
     watchForCrash(child);
     return child;
   });
@@ -85,8 +85,8 @@ async function startServices(services, secret) {
 
 async function startGateway(services) {
   const upstreams = Object.fromEntries(services.map((service) => [service.urlVar, env[service.urlVar] || serviceUrl(service)]));
-  const gatewayEnv = { ...env, ...upstreams, HOST: host, PORT: String(gatewayPort), LOG_LEVEL: env.LOG_LEVEL || 'warn' };
-  state.gateway = startChild(GATEWAY.name, mainOf(root, GATEWAY.project), gatewayEnv, root);
+  const gatewayEnv = serviceProcessEnv({ ...env, ...upstreams, HOST: host, PORT: String(gatewayPort), LOG_LEVEL: env.LOG_LEVEL || 'warn' });
+  state.gateway = startChild(GATEWAY.name, mainOf(root, GATEWAY.project), gatewayEnv, root, SERVICE_NODE_ARGS);
   watchForCrash(state.gateway);
   // The gateway says so once listen() has returned, i.e. after its own "listening" log line:
   // the banner must come after everything the platform prints while starting.
