@@ -293,9 +293,10 @@ export function renderNginxConf(options: NginxConfOptions = COMPOSE_NGINX_OPTION
     '  fastcgi_temp_path /tmp/nginx-fastcgi;',
     '  uwsgi_temp_path /tmp/nginx-uwsgi;',
     '  scgi_temp_path /tmp/nginx-scgi;',
-    // Room for a request line or header of up to 32 KiB: the services (Node, 16 KiB of headers)
-    // refuse what is bigger with their own JSON 431; nginx's refusals past this are JSON too.
-    '  large_client_header_buffers 4 32k;',
+    // One buffer: the request line and headers together within 15 KiB, as the gateway (Node's
+    // 16 KiB, less what nginx adds: X-Forwarded-*, X-Request-Id). A bigger one reaching a service
+    // with a body would be refused mid-upload (a 502); here it is a JSON 431.
+    '  large_client_header_buffers 1 15k;',
     '',
     // requestIdFrom (libs/observability): a sane incoming id is kept, anything else replaced
     // by a fresh one in the UUID layout the services mint.
