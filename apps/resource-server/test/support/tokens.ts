@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 // eslint-disable-next-line @nx/enforce-module-boundaries
 import { PrismaService as AuthPrisma } from '../../../auth-server/src/database/prisma.service';
 // eslint-disable-next-line @nx/enforce-module-boundaries
-import { TokenIssuer } from '../../../auth-server/src/token/token-issuer';
+import { generateOpaqueToken, hashToken } from '../../../auth-server/src/crypto/tokens';
 // eslint-disable-next-line @nx/enforce-module-boundaries
 import type { TestAuthServer } from '../../../auth-server/test/support/test-auth-server';
 
@@ -18,7 +18,6 @@ export async function mintAccessToken(
   grant: { userId: string; schoolId: string; scopes: readonly string[] },
 ): Promise<string> {
   const prisma = auth.app.get(AuthPrisma);
-  const issuer = auth.app.get(TokenIssuer);
   const scope = grant.scopes.join(' ');
   await prisma.client.upsert({
     where: { id: CLIENT_ID },
@@ -47,20 +46,22 @@ export async function mintAccessToken(
       authTime,
     },
   });
-  const issued = await prisma.$transaction((tx) =>
-    issuer.issue(tx, {
-      grant: {
-        id: created.id,
-        clientId: CLIENT_ID,
-        userId: grant.userId,
-        schoolId: grant.schoolId,
-        resource: auth.config.apiResource,
-        nonce: null,
-        authTime,
-      },
-      accessScopes: grant.scopes,
-      refreshScopes: null,
-    }),
-  );
-  return issued.response.access_token;
+  // The row the token endpoint would write (token-queries.ts); only its hash is stored.
+  const accessToken = generateOpaqueToken();
+  const issuedAt = new Date();
+  await prisma.accessToken.create({
+    data: {
+      id: randomUUID(),
+      tokenHash: hashToken(accessToken),
+      grantId: created.id,
+      clientId: CLIENT_ID,
+      userId: grant.userId,
+      schoolId: grant.schoolId,
+      scope,
+      audience: auth.config.apiResource,
+      issuedAt,
+      expiresAt: new Date(issuedAt.getTime() + auth.config.ttl.accessToken * 1000),
+    },
+  });
+  return accessToken;
 }
