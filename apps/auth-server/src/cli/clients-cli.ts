@@ -83,7 +83,9 @@ export async function runClientsCli(
   try {
     database = await (dependencies.openDatabase ?? openAuthDatabase)(env);
     if ((command === 'disable' || command === 'delete') && !env['REDIS_URL']) {
-      io.err('REDIS_URL is not set: running resource servers are not told; they refuse this client\'s tokens once their cached answers expire (at most 5 min).');
+      io.err(
+        "REDIS_URL is not set: running services are not told; resource servers refuse this client's tokens once their cached answers expire (at most 5 min), authorization servers once their in-memory token entries do (at most 1 min).",
+      );
     }
     const bus = await createEventBus(env['REDIS_URL']);
     closeBus = () => bus.close();

@@ -21,7 +21,9 @@ afterAll(async () => server?.close());
 
 async function clients(...argv: string[]) {
   const out: string[] = [];
-  const status = await runClientsCli(argv, { AUTH_DATABASE_URL: server.config.database.url }, { out: (l) => out.push(l), err: (l) => out.push(l) });
+  // The CLI tells running services over the same bus they listen on (without it, they learn late).
+  const env = { AUTH_DATABASE_URL: server.config.database.url, ...(process.env['REDIS_URL'] ? { REDIS_URL: process.env['REDIS_URL'] } : {}) };
+  const status = await runClientsCli(argv, env, { out: (l) => out.push(l), err: (l) => out.push(l) });
   return { status, out: out.join('\n') };
 }
 
