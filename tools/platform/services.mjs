@@ -45,9 +45,9 @@ export function portOf(service, env = process.env) {
  * --max-semi-space-size=4: V8's default lets the young generation grow to two 16 MB semi-spaces,
  *   and after any burst of requests all 32 MB stay resident (new_space was 31-32 MB physical in
  *   every service after a short workload while 2-10 MB of it was live); 4 MB caps it at 8 MB.
- *   Measured caveat: under the bench's sustained concurrent token requests the auth server with
- *   4 MB promoted short-lived objects and its old space grew to ~140 MB (49 MB live) instead of
- *   ~93 MB; for a load-bearing auth server (containers, bench) leave its semi-space at the default.
+ *   Under the bench's sustained load the auth server's heap grew to 93-193 MB (49-56 MB live
+ *   after GC) with every semi-space tried (16, 8, 4, 2 MB): that is V8's heap-growing heuristic at
+ *   a high allocation rate, not the young generation, and --max-old-space-size is what bounds it.
  * --max-old-space-size=384: a ceiling, not a reservation; each service's old generation holds
  *   20-50 MB after GC, so a leak ends in a crash with a clear message rather than in swap.
  */
