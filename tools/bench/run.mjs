@@ -778,7 +778,7 @@ const PROFILE_MATCHES = {
     'node-redis': ' @redis/',
   },
   auth: { 'jose (JWT signing)': ' jose$', 'zod': ' zod$' },
-  gateway: { 'proxy (@fastify/reply-from, undici)': ' (undici|@fastify/reply-from|@fastify/http-proxy)$', 'pino': ' (pino|pino-std-serializers|sonic-boom|thread-stream)$' },
+  gateway: { 'proxy (undici Pool.dispatch, apps/gateway/src/forward.ts)': ' undici$', 'pino': ' (pino|pino-std-serializers|sonic-boom|thread-stream)$' },
   op: { 'koa': ' (koa|koa-compose|@koa/router|koa-router)$', 'jose': ' jose$' },
 };
 
