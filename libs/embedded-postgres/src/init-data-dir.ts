@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, mkdirSync } from 'node:fs';
+import { join, resolve as absolutePath } from 'node:path';
+import { findWorkspaceRoot } from './workspace-root';
 
 /** PostgreSQL writes PG_VERSION into every data directory it has initialised. */
 export function isInitialised(dataDir: string): boolean {
@@ -15,15 +16,20 @@ export function isInitialised(dataDir: string): boolean {
  * leaves the long-lived process with the reopen figure also on the very first start.
  */
 export function initialiseDataDir(dataDir: string): Promise<void> {
-  const pglite = require.resolve('@electric-sql/pglite');
+  // `node -e` resolves from its working directory: the workspace root, whose node_modules has
+  // PGlite (no require.resolve here: this module is also bundled by webpack into the apps).
   const script = [
-    `const { PGlite } = require(${JSON.stringify(pglite)});`,
+    "const { PGlite } = require('@electric-sql/pglite');",
     'PGlite.create(process.argv[1]).then((db) => db.close()).then(',
     '  () => process.exit(0),',
     '  (error) => { console.error(error); process.exit(1); });',
   ].join('\n');
+  mkdirSync(dataDir, { recursive: true });
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--liftoff-only', '-e', script, dataDir], { stdio: ['ignore', 'ignore', 'pipe'] });
+    const child = spawn(process.execPath, ['--liftoff-only', '-e', script, absolutePath(dataDir)], {
+      cwd: findWorkspaceRoot(),
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
     let stderr = '';
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     child.on('error', reject);
