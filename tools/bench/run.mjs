@@ -248,6 +248,8 @@ const MAX_POOL = 6000;
 
 // ---- the cases -------------------------------------------------------------------------------
 const COURSES = '/api/v1/courses?limit=5';
+/** For a token caller: the published courses only, so that its answer is anonymous's (same rows, same JSON). */
+const COURSES_PUBLISHED = `${COURSES}&published=true`;
 
 const CASES = [
   {
@@ -265,11 +267,11 @@ const CASES = [
   },
   {
     id: 'rs-bearer-warm',
-    title: 'resource server, bearer token, cache warm (same token)',
+    title: `resource server, bearer token, cache warm (same token), ${COURSES_PUBLISHED}: the same courses as anonymous (a token also sees drafts)`,
     service: 'resource',
     spec: (ctx) => ({
       target: ctx.platform.urls.resource,
-      request: { method: 'GET', path: COURSES, headers: { authorization: `Bearer ${ctx.warmToken}` } },
+      request: { method: 'GET', path: COURSES_PUBLISHED, headers: { authorization: `Bearer ${ctx.warmToken}` } },
       expect: { status: [200], bodyIncludes: '"data"' },
     }),
   },
