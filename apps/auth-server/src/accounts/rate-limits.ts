@@ -1,11 +1,11 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { OAUTH_PATHS } from '@platform/contracts';
 import { type RateLimitStore, addressBucket, oauthRateLimitRules, registerRateLimits } from '@platform/rate-limits';
 import type { FastifyRequest } from 'fastify';
 import { clientIdHost } from '../client-metadata-documents/client-id-url';
 import { readClientCredentials } from '../client-auth/client-credentials';
 import { FormParams } from '../client-auth/form-params';
 import type { AuthConfig } from '../config/auth-config';
-import { OAUTH_PATHS } from '../discovery/endpoints';
 import { RATE_LIMIT_STORE } from './login-throttle';
 
 /**

@@ -1,5 +1,5 @@
 import type { FastifyCorsOptions } from '@fastify/cors';
-import { OAUTH_PATHS } from '../discovery/endpoints';
+import { OAUTH_PATHS } from '@platform/contracts';
 
 /**
  * The endpoints a browser-based OAuth client calls from its own origin (the MCP Inspector's web
@@ -13,8 +13,8 @@ import { OAUTH_PATHS } from '../discovery/endpoints';
  * resource servers, which are not browsers.
  */
 export const CORS_PATHS: ReadonlySet<string> = new Set([
-  '/.well-known/oauth-authorization-server',
-  '/.well-known/openid-configuration',
+  OAUTH_PATHS.authorizationServerMetadata,
+  OAUTH_PATHS.openIdConfiguration,
   OAUTH_PATHS.jwks,
   OAUTH_PATHS.registration,
   OAUTH_PATHS.token,

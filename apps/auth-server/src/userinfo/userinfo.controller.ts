@@ -1,5 +1,5 @@
 import { Controller, Get, Header, Headers, HttpCode, Post } from '@nestjs/common';
-import { OAUTH_PATHS } from '../discovery/endpoints';
+import { OAUTH_PATHS } from '@platform/contracts';
 import { UserInfoService } from './userinfo.service';
 
 @Controller()
