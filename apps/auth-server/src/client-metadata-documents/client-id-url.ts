@@ -1,10 +1,11 @@
+import { MAX_CLIENT_ID_LENGTH } from '@platform/contracts';
 import { MetadataDocumentError } from './errors';
 
 /**
- * Longest client_id URL accepted. The authorization endpoint caps client_id at 256 characters
- * (authorize/authorization-request.ts); a metadata document's URL has to fit there too.
+ * Longest client_id URL accepted: a client_id URL is a client_id, so it is held to the one
+ * MAX_CLIENT_ID_LENGTH (255) that every endpoint checks client ids against (isClientIdSyntax).
  */
-export const MAX_CLIENT_ID_URL_LENGTH = 255;
+export const MAX_CLIENT_ID_URL_LENGTH = MAX_CLIENT_ID_LENGTH;
 
 /**
  * Whether a client_id is meant as a URL: it starts with a scheme. Registered client ids are
