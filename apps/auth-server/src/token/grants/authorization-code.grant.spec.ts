@@ -1,0 +1,332 @@
+import { InvalidGrantError, InvalidRequestError, InvalidTargetError, type OAuthError, UnauthorizedClientError } from '@platform/oauth-errors';
+import type { RegisteredClient } from '../../clients/clients.repository';
+import { FormParams } from '../../client-auth/form-params';
+import type { AuthConfig } from '../../config/auth-config';
+import { hashToken } from '../../crypto/tokens';
+import type { SigningKeysService } from '../../keys/signing-keys.service';
+import type { ActiveAccessTokens } from '../active-access-tokens';
+import type { GrantRevoker } from '../grant-revoker';
+import { TokenIssuer } from '../token-issuer';
+import type { ConsumedCodeRow, IssuedRow, NewTokens, TokenQueries } from '../token-queries';
+import { AuthorizationCodeGrant } from './authorization-code.grant';
+import { challengeOf } from './pkce';
+
+/**
+ * Table-driven unit spec (fosite flow_authorize_code_token_test.go style): each case names what
+ * the storage holds, the token request, and the exact error or response plus the storage calls.
+ * The storage is an in-memory double of the two TokenQueries methods the grant uses, keeping
+ * their documented contract (token-queries.ts); the SQL itself is proven in test/token-store.
+ * TokenIssuer is the real class (pure) over doubles of the key service and the token cache.
+ */
+
+const ISSUER = 'https://platform.example';
+const config = {
+  issuer: ISSUER,
+  apiResource: ISSUER,
+  ttl: { accessToken: 900, refreshToken: 86_400, authorizationCode: 60, session: 3600, refreshReuseGrace: 30 },
+} satisfies Pick<AuthConfig, 'issuer' | 'apiResource' | 'ttl'> as AuthConfig;
+
+const CODE = 'code-abcdefghijklmnopqrstuvwxyz';
+const VERIFIER = 'v'.repeat(43);
+const REDIRECT = 'http://127.0.0.1:8765/callback';
+const HOUR = 3600_000;
+
+interface StoredCode {
+  clientId: string;
+  grantId: string;
+  redirectUri: string;
+  codeChallenge: string;
+  expiresAt: Date;
+  used: boolean;
+  grantRevokedAt: Date | null;
+  scope: string;
+}
+
+type Storage = Map<string, StoredCode>;
+
+function client(overrides: Partial<RegisteredClient> = {}): RegisteredClient {
+  return {
+    id: 'client-a',
+    secretHash: null,
+    name: 'A',
+    applicationType: 'native',
+    redirectUris: [REDIRECT],
+    tokenEndpointAuthMethod: 'none',
+    grantTypes: ['authorization_code', 'refresh_token'],
+    responseTypes: ['code'],
+    scope: 'openid courses:read',
+    createdAt: new Date(0),
+    ...overrides,
+  };
+}
+
+function storedCode(overrides: Partial<StoredCode> = {}): StoredCode {
+  return {
+    clientId: 'client-a',
+    grantId: 'grant-1',
+    redirectUri: REDIRECT,
+    codeChallenge: challengeOf(VERIFIER),
+    expiresAt: new Date(Date.now() + HOUR),
+    used: false,
+    grantRevokedAt: null,
+    scope: 'courses:read',
+    ...overrides,
+  };
+}
+
+/** The documented contract of consumeCodeAndIssue / findCodeClientByHash, in memory. */
+function queriesDouble(storage: Storage, calls: string[]): Pick<TokenQueries, 'consumeCodeAndIssue' | 'findCodeClientByHash'> {
+  return {
+    async consumeCodeAndIssue(codeHash: string, clientId: string, redirectUri: string, codeChallenge: string, tokens: NewTokens) {
+      calls.push('consumeCodeAndIssue');
+      const code = storage.get(codeHash);
+      // Nothing consumed: unknown, another client's, or already used.
+      if (!code || code.clientId !== clientId || code.used) return null;
+      code.used = true;
+      const valid =
+        code.expiresAt > tokens.now && !code.grantRevokedAt && code.redirectUri === redirectUri && code.codeChallenge === codeChallenge;
+      const issued: IssuedRow = {
+        grantId: code.grantId,
+        clientId,
+        userId: 'user-1',
+        schoolId: 'school-1',
+        resource: ISSUER,
+        nonce: 'n-1',
+        authTime: new Date('2026-11-23T12:00:00Z'),
+        accessScope: code.scope,
+      };
+      const row: ConsumedCodeRow = {
+        expiresAt: code.expiresAt,
+        redirectUri: code.redirectUri,
+        codeChallenge: code.codeChallenge,
+        grantRevokedAt: code.grantRevokedAt,
+        issued: valid ? issued : null,
+      };
+      return row;
+    },
+    async findCodeClientByHash(codeHash: string) {
+      calls.push('findCodeClientByHash');
+      const code = storage.get(codeHash);
+      return code ? { clientId: code.clientId, grantId: code.grantId } : null;
+    },
+  };
+}
+
+function setup(codes: Record<string, StoredCode>) {
+  const storage: Storage = new Map(Object.entries(codes).map(([raw, code]) => [hashToken(raw), code]));
+  const calls: string[] = [];
+  const revoker: Pick<GrantRevoker, 'revokeGrant'> = {
+    async revokeGrant(grantId, reason) {
+      calls.push(`revokeGrant ${grantId} ${reason}`);
+    },
+  };
+  const keys: Pick<SigningKeysService, 'sign'> = { sign: async () => 'signed-id-token' };
+  const activeTokens: Pick<ActiveAccessTokens, 'trustPeriod' | 'remember'> = {
+    trustPeriod: () => 1,
+    remember: () => calls.push('remember access token'),
+  };
+  const issuer = new TokenIssuer(config, keys as SigningKeysService, activeTokens as ActiveAccessTokens);
+  const grant = new AuthorizationCodeGrant(config, queriesDouble(storage, calls) as TokenQueries, issuer, revoker as GrantRevoker);
+  return { grant, storage, calls };
+}
+
+type ErrorClass = new (...args: never[]) => OAuthError;
+
+interface Case {
+  name: string;
+  given: { codes: Record<string, StoredCode>; client?: Partial<RegisteredClient> };
+  request: Record<string, string | string[]>;
+  /** Run before the request under test (e.g. a first exchange). */
+  before?: Record<string, string | string[]>;
+  expected:
+    | { error: ErrorClass; code: string; description: string; detail?: string; calls: string[] }
+    | { response: { scope: string; refreshToken: boolean; idToken: boolean }; calls: string[] };
+}
+
+const exchange = (overrides: Record<string, string | string[]> = {}) => ({
+  code: CODE,
+  redirect_uri: REDIRECT,
+  code_verifier: VERIFIER,
+  ...overrides,
+});
+const INVALID = 'The authorization code is invalid, expired or already used';
+const ISSUED_CALLS = ['consumeCodeAndIssue', 'remember access token'];
+
+const cases: Case[] = [
+  {
+    name: 'a valid code, verifier and redirect_uri issue an access and a refresh token',
+    given: { codes: { [CODE]: storedCode() } },
+    request: exchange(),
+    expected: { response: { scope: 'courses:read', refreshToken: true, idToken: false }, calls: ISSUED_CALLS },
+  },
+  {
+    name: 'openid in the grant adds an ID token (OIDC Core §3.1.3.3)',
+    given: { codes: { [CODE]: storedCode({ scope: 'openid courses:read' }) } },
+    request: exchange(),
+    expected: { response: { scope: 'openid courses:read', refreshToken: true, idToken: true }, calls: ISSUED_CALLS },
+  },
+  {
+    name: 'a client not registered for refresh_token gets no refresh token',
+    given: { codes: { [CODE]: storedCode() }, client: { grantTypes: ['authorization_code'] } },
+    request: exchange(),
+    expected: { response: { scope: 'courses:read', refreshToken: false, idToken: false }, calls: ISSUED_CALLS },
+  },
+  {
+    name: 'a resource this server serves (RFC 8707, /mcp spelling) is accepted',
+    given: { codes: { [CODE]: storedCode() } },
+    request: exchange({ resource: `${ISSUER}/mcp` }),
+    expected: { response: { scope: 'courses:read', refreshToken: true, idToken: false }, calls: ISSUED_CALLS },
+  },
+  {
+    name: 'missing code → invalid_request, storage untouched',
+    given: { codes: { [CODE]: storedCode() } },
+    request: { redirect_uri: REDIRECT, code_verifier: VERIFIER },
+    expected: { error: InvalidRequestError, code: 'invalid_request', description: 'The code parameter is required', calls: [] },
+  },
+  {
+    name: 'missing redirect_uri → invalid_request (§4.1.3: required when sent in the authorization request)',
+    given: { codes: { [CODE]: storedCode() } },
+    request: { code: CODE, code_verifier: VERIFIER },
+    expected: { error: InvalidRequestError, code: 'invalid_request', description: 'The redirect_uri parameter is required', calls: [] },
+  },
+  {
+    name: 'missing code_verifier → invalid_request (RFC 7636 §4.5: PKCE is required)',
+    given: { codes: { [CODE]: storedCode() } },
+    request: { code: CODE, redirect_uri: REDIRECT },
+    expected: { error: InvalidRequestError, code: 'invalid_request', description: 'The code_verifier parameter is required', calls: [] },
+  },
+  {
+    name: 'an oversized code → invalid_request, never looked up',
+    given: { codes: { [CODE]: storedCode() } },
+    request: exchange({ code: 'c'.repeat(513) }),
+    expected: { error: InvalidRequestError, code: 'invalid_request', description: 'The code parameter is too long', calls: [] },
+  },
+  {
+    name: 'a repeated parameter → invalid_request (§3.2: parameters MUST NOT be included more than once)',
+    given: { codes: { [CODE]: storedCode() } },
+    request: exchange({ code: [CODE, CODE] }),
+    expected: { error: InvalidRequestError, code: 'invalid_request', description: 'The code parameter is repeated', calls: [] },
+  },
+  {
+    name: 'a code_verifier outside 43*128unreserved → invalid_request (RFC 7636 §4.1)',
+    given: { codes: { [CODE]: storedCode() } },
+    request: exchange({ code_verifier: 'v'.repeat(42) }),
+    expected: {
+      error: InvalidRequestError,
+      code: 'invalid_request',
+      description: 'code_verifier must be 43 to 128 characters of [A-Za-z0-9-._~]',
+      calls: [],
+    },
+  },
+  {
+    name: 'a client not registered for authorization_code → unauthorized_client, code left unused',
+    given: { codes: { [CODE]: storedCode() }, client: { grantTypes: ['refresh_token'] } },
+    request: exchange(),
+    expected: {
+      error: UnauthorizedClientError,
+      code: 'unauthorized_client',
+      description: 'This client is not registered for the authorization_code grant',
+      calls: [],
+    },
+  },
+  {
+    name: 'a resource this server does not serve → invalid_target (RFC 8707 §2), code left unused',
+    given: { codes: { [CODE]: storedCode() } },
+    request: exchange({ resource: 'https://elsewhere.example/api' }),
+    expected: {
+      error: InvalidTargetError,
+      code: 'invalid_target',
+      description: `Unknown resource; this server issues tokens for ${ISSUER}`,
+      calls: [],
+    },
+  },
+  {
+    name: 'an unknown code → invalid_grant, nothing revoked',
+    given: { codes: {} },
+    request: exchange(),
+    expected: { error: InvalidGrantError, code: 'invalid_grant', description: INVALID, calls: ['consumeCodeAndIssue', 'findCodeClientByHash'] },
+  },
+  {
+    name: "another client's code → invalid_grant, the owner's grant is not revoked (§4.1.3)",
+    given: { codes: { [CODE]: storedCode({ clientId: 'client-b' }) } },
+    request: exchange(),
+    expected: { error: InvalidGrantError, code: 'invalid_grant', description: INVALID, calls: ['consumeCodeAndIssue', 'findCodeClientByHash'] },
+  },
+  {
+    name: 'a code used twice → invalid_grant and the grant is revoked (§4.1.2, RFC 9700 §4.5)',
+    given: { codes: { [CODE]: storedCode() } },
+    before: exchange(),
+    request: exchange(),
+    expected: {
+      error: InvalidGrantError,
+      code: 'invalid_grant',
+      description: INVALID,
+      detail: 'code replay',
+      calls: ['consumeCodeAndIssue', 'findCodeClientByHash', 'revokeGrant grant-1 code_replay'],
+    },
+  },
+  {
+    name: 'an expired code → invalid_grant, never issues',
+    given: { codes: { [CODE]: storedCode({ expiresAt: new Date(Date.now() - 1000) }) } },
+    request: exchange(),
+    expected: { error: InvalidGrantError, code: 'invalid_grant', description: INVALID, detail: 'expired or revoked', calls: ['consumeCodeAndIssue'] },
+  },
+  {
+    name: 'a code of a revoked grant → invalid_grant, never issues',
+    given: { codes: { [CODE]: storedCode({ grantRevokedAt: new Date(Date.now() - 1000) }) } },
+    request: exchange(),
+    expected: { error: InvalidGrantError, code: 'invalid_grant', description: INVALID, detail: 'expired or revoked', calls: ['consumeCodeAndIssue'] },
+  },
+  {
+    name: 'a redirect_uri not identical to the authorization request’s → invalid_grant (§4.1.3)',
+    given: { codes: { [CODE]: storedCode() } },
+    request: exchange({ redirect_uri: `${REDIRECT}/` }),
+    expected: {
+      error: InvalidGrantError,
+      code: 'invalid_grant',
+      description: 'redirect_uri does not match the one of the authorization request',
+      calls: ['consumeCodeAndIssue'],
+    },
+  },
+  {
+    name: 'a code_verifier that does not match the code_challenge → invalid_grant (RFC 7636 §4.6)',
+    given: { codes: { [CODE]: storedCode() } },
+    request: exchange({ code_verifier: 'w'.repeat(43) }),
+    expected: {
+      error: InvalidGrantError,
+      code: 'invalid_grant',
+      description: 'PKCE verification failed: code_verifier does not match the code_challenge',
+      calls: ['consumeCodeAndIssue'],
+    },
+  },
+];
+
+describe('AuthorizationCodeGrant (RFC 6749 §4.1.3, RFC 7636, RFC 8707)', () => {
+  it.each(cases)('$name', async ({ given, request, before, expected }) => {
+    const { grant, calls } = setup(given.codes);
+    const registered = client(given.client);
+    if (before) await grant.handle(registered, FormParams.from(before));
+    calls.length = 0;
+
+    const outcome = grant.handle(registered, FormParams.from(request));
+
+    if ('error' in expected) {
+      const error = await outcome.then(
+        () => {
+          throw new Error('expected an OAuth error, got tokens');
+        },
+        (thrown: unknown) => thrown,
+      );
+      expect(error).toBeInstanceOf(expected.error);
+      expect(error).toMatchObject({ error: expected.code, description: expected.description });
+      if (expected.detail) expect((error as OAuthError).internalDetail).toBe(expected.detail);
+    } else {
+      const response = await outcome;
+      expect(response).toMatchObject({ token_type: 'Bearer', expires_in: 900, scope: expected.response.scope });
+      expect(response.access_token).toMatch(/^[A-Za-z0-9_-]{20,}$/);
+      expect('refresh_token' in response).toBe(expected.response.refreshToken);
+      expect(response.id_token).toBe(expected.response.idToken ? 'signed-id-token' : undefined);
+    }
+    expect(calls).toEqual(expected.calls);
+  });
+});
