@@ -8,6 +8,7 @@ import {
   OAuthError,
   toOAuthError,
 } from '@platform/oauth-errors';
+import { hasAllScopes } from '@platform/scopes';
 import { BEARER_STRATEGY } from './bearer.strategy';
 import { challengeOf, MissingTokenError, withChallenge } from './challenges';
 import { ANONYMOUS_ACCESS_KEY, PUBLIC_ROUTE_KEY, REQUIRED_SCOPES_KEY } from './metadata-keys';
@@ -186,9 +187,7 @@ export class BearerScopeGuard extends AuthGuard(BEARER_STRATEGY) {
 
 /** RFC 6750 §3.1: a token without every required scope is insufficient_scope (403). */
 function checkScopes(principal: TokenPrincipal, rule: RouteRule, required: readonly string[]): void {
-  for (const scope of required) {
-    if (!principal.scopes.includes(scope)) throw new InsufficientScopeError(required, rule.insufficientScopeDescription);
-  }
+  if (!hasAllScopes(principal.scopes, required)) throw new InsufficientScopeError(required, rule.insufficientScopeDescription);
 }
 
 /**

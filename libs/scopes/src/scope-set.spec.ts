@@ -43,6 +43,15 @@ describe('scope strings (RFC 6749 §3.3)', () => {
     expect(scopesOutside(['openid'], ['openid', 'profile'])).toEqual([]);
     expect(scopesOutside([], [])).toEqual([]);
   });
+
+  it('hasAllScopes answers exactly as scopesOutside being empty', () => {
+    const lists: string[][] = [[], ['openid'], ['openid', 'students:read'], ['students:read', 'orders:read'], ['orders:read']];
+    for (const granted of lists) {
+      for (const required of lists) {
+        expect(hasAllScopes(granted, required)).toBe(scopesOutside(required, granted).length === 0);
+      }
+    }
+  });
 });
 
 describe('offline_access (OpenID Connect Core §11)', () => {

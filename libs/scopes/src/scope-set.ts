@@ -48,7 +48,13 @@ export function scopesOutside<S extends string>(scopes: readonly S[], allowed: r
   return scopes.filter((scope) => !allowed.includes(scope));
 }
 
-/** True when every scope of `required` is in `granted`. */
+/**
+ * True when every scope of `required` is in `granted`: `scopesOutside(required, granted)` is
+ * empty, answered without building that list (the bearer guard asks on every request).
+ */
 export function hasAllScopes(granted: readonly string[], required: readonly string[]): boolean {
-  return scopesOutside(required, granted).length === 0;
+  for (let i = 0; i < required.length; i++) {
+    if (!granted.includes(required[i])) return false;
+  }
+  return true;
 }

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { formatScopes, parseScopeString, unknownScopes } from '@platform/scopes';
+import { formatScopes, parseScopeString, scopesOutside, unknownScopes } from '@platform/scopes';
 import type { PrismaClient } from '../generated/prisma/client';
 import { REDIRECT_URI_PROBLEMS, checkHttpsRedirectUri } from '../clients/redirect-uri';
 import { generateOpaqueToken, hashToken } from '../crypto/tokens';
@@ -80,7 +80,7 @@ export class Integrations {
     const ceiling = checkScope('--scope-ceiling', input.scopeCeiling);
     const defaults = checkScope('--default-scope', input.defaultScope) ?? [];
     if (ceiling && ceiling.length === 0) throw new UsageError('--scope-ceiling: name at least one scope');
-    const beyond = ceiling ? defaults.filter((scope) => !ceiling.includes(scope)) : [];
+    const beyond = ceiling ? scopesOutside(defaults, ceiling) : [];
     if (beyond.length > 0) throw new UsageError(`--default-scope: ${beyond.join(', ')} is beyond the ceiling`);
 
     const clientSecret = generateOpaqueToken();

@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { TokenResponse } from '@platform/contracts';
 import { InvalidGrantError, InvalidScopeError, UnauthorizedClientError } from '@platform/oauth-errors';
-import { formatScopes, parseScopeString } from '@platform/scopes';
+import { formatScopes, parseScopeString, scopesOutside } from '@platform/scopes';
 import type { RegisteredClient } from '../../clients/clients.repository';
 import type { FormParams } from '../../client-auth/form-params';
 import { AUTH_CONFIG, type AuthConfig } from '../../config/auth-config';
@@ -88,7 +88,7 @@ export class RefreshTokenGrant implements GrantHandler {
     const originalScopes = parseScopeString(stored.scope);
     // §6: "The requested scope MUST NOT include any scope not originally granted."
     const accessScopes = request.requestedScopes ?? originalScopes;
-    const beyond = accessScopes.filter((scope) => !originalScopes.includes(scope));
+    const beyond = scopesOutside(accessScopes, originalScopes);
     if (beyond.length > 0) {
       throw new InvalidScopeError(`The requested scope exceeds the grant: ${beyond.slice(0, 3).join(' ')}`);
     }
