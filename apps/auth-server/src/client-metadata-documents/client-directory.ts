@@ -19,9 +19,6 @@ export interface DirectoryClient extends RegisteredClient {
   loopbackOnly: boolean;
 }
 
-/** The columns the registered-client row has at run time (clients.repository.ts selects the whole row). */
-type StoredRow = RegisteredClient & { kind?: string; disabledAt?: Date | null; scopeCeiling?: string | null };
-
 /**
  * One place that turns a client_id into a client: a URL is a Client ID Metadata Document
  * (fetched, validated, cached; refusals are MetadataDocumentError = invalid_client); anything
@@ -39,7 +36,7 @@ export class ClientDirectory {
       const client = await this.documents.resolve(clientId);
       return { ...client, scopeCeiling: null };
     }
-    const row = (await this.clients.findClientById(clientId)) as StoredRow | null;
+    const row = await this.clients.findClientById(clientId);
     if (!row || row.disabledAt) return null;
     const kind: ClientKind = row.kind === 'integration' ? 'integration' : 'dynamic';
     return {
@@ -54,7 +51,7 @@ export class ClientDirectory {
       scope: row.scope,
       createdAt: row.createdAt,
       kind,
-      scopeCeiling: row.scopeCeiling ?? null,
+      scopeCeiling: row.scopeCeiling,
       host: null,
       loopbackOnly: onlyLoopbackRedirects(row.redirectUris),
     };

@@ -53,13 +53,40 @@ it('stores a registered client as Prisma reads it back, with the schema defaults
     metadataFetchedAt: null,
     scopeCeiling: null,
   });
-  expect(await clients.findClientById(confidential.id)).toMatchObject({ ...confidential, createdAt: inserted.createdAt });
+  expect(await clients.findClientById(confidential.id)).toEqual({
+    ...confidential,
+    createdAt: inserted.createdAt,
+    kind: 'dynamic',
+    disabledAt: null,
+    scopeCeiling: null,
+  });
 });
 
 it('stores a public client without a secret or name', async () => {
   const publicClient: NewClient = { ...confidential, id: 'raw-insert-public', secretHash: null, name: null, tokenEndpointAuthMethod: 'none', scope: '' };
   await clients.insertClient(publicClient);
   expect(await prisma.client.findUnique({ where: { id: publicClient.id } })).toMatchObject({ secretHash: null, name: null, scope: '', tokenEndpointAuthMethod: 'none' });
+});
+
+it('reads an integration row, disabled and with a ceiling, as Prisma wrote it', async () => {
+  const disabledAt = new Date('2026-11-20T10:11:12.345Z');
+  const written = await prisma.client.create({
+    data: { ...confidential, id: 'read-integration', kind: 'integration', scopeCeiling: 'courses:read students:read', disabledAt },
+  });
+  expect(await clients.findClientById('read-integration')).toEqual({
+    ...confidential,
+    id: 'read-integration',
+    createdAt: written.createdAt,
+    kind: 'integration',
+    disabledAt,
+    scopeCeiling: 'courses:read students:read',
+  });
+});
+
+it('finds nothing for an unknown id or one outside the client_id syntax', async () => {
+  expect(await clients.findClientById('no-such-client')).toBeNull();
+  expect(await clients.findClientById('')).toBeNull();
+  expect(await clients.findClientById('tab\tinside')).toBeNull();
 });
 
 it('refuses a second client with the same id', async () => {

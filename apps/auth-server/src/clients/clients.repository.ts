@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import type { TokenEndpointAuthMethod } from '@platform/contracts';
+import { isClientIdSyntax, type TokenEndpointAuthMethod } from '@platform/contracts';
 import { query, utc } from '../database/pg-pool';
 import { PrismaService } from '../database/prisma.service';
 
@@ -18,9 +18,22 @@ export interface RegisteredClient {
 
 export type NewClient = Omit<RegisteredClient, 'createdAt'>;
 
+/** The row as the client directory needs it: the registered fields plus how the client came to be. */
+export interface StoredClient extends RegisteredClient {
+  kind: string;
+  disabledAt: Date | null;
+  scopeCeiling: string | null;
+}
+
 const INSERT_CLIENT = `INSERT INTO clients
   (id, secret_hash, name, application_type, redirect_uris, token_endpoint_auth_method, grant_types, response_types, scope, created_at)
   VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`;
+
+const SELECT_CLIENT = `SELECT id, secret_hash AS "secretHash", name, application_type AS "applicationType",
+  redirect_uris AS "redirectUris", token_endpoint_auth_method AS "tokenEndpointAuthMethod", grant_types AS "grantTypes",
+  response_types AS "responseTypes", scope, created_at AS "createdAt", kind, disabled_at AS "disabledAt",
+  scope_ceiling AS "scopeCeiling"
+  FROM clients WHERE id = $1`;
 
 @Injectable()
 export class ClientsRepository {
@@ -49,9 +62,13 @@ export class ClientsRepository {
     return { ...client, createdAt };
   }
 
-  async findClientById(id: string): Promise<RegisteredClient | null> {
-    // Client ids are bounded printable strings (RFC 6749 Appendix A.1, VSCHAR); nothing else can exist.
-    if (!/^[\x20-\x7e]{1,64}$/.test(id)) return null;
-    return (await this.prisma.client.findUnique({ where: { id } })) as RegisteredClient | null;
+  /**
+   * Every token request authenticates its client: one SELECT over the shared pool (through
+   * Prisma's query compiler it was ~300 µs of the refresh grant's CPU, issue 12).
+   */
+  async findClientById(id: string): Promise<StoredClient | null> {
+    if (!isClientIdSyntax(id)) return null;
+    const [row] = await query<StoredClient>(this.prisma.pool, SELECT_CLIENT, [id]);
+    return row ?? null;
   }
 }
