@@ -1,5 +1,5 @@
 // Starts what the bench measures, each service as its own `node dist/apps/<app>/main.js` with
-// the environment tools/platform/start.mjs would give it (so the pid measured is the service's
+// the environment, V8 flags and malloc settings tools/platform/start.mjs would give it (so the pid measured is the service's
 // own), pinned to the services' core; plus panva's oidc-provider. Stops all of it.
 import { fork, spawnSync } from 'node:child_process';
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { prepareServerDatabases } from '../../platform/databases.mjs';
 import { relayEventBus, waitUntilListening } from '../../platform/processes.mjs';
-import { existingServices, mainOf } from '../../platform/services.mjs';
+import { SERVICE_NODE_ARGS, existingServices, mainOf, serviceProcessEnv } from '../../platform/services.mjs';
 import { createFreshDatabases, freePort } from '../../platform/fresh-databases.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -197,9 +197,9 @@ export async function startPlatform({ pinning, profile, log }) {
     const serviceChildren = [];
     for (const service of services) {
       const child = startProcess(service.project, mainOf(ROOT, service.project), {
-        env: { ...serviceEnv, DATABASE_URL: databaseUrls[service.name] },
+        env: serviceProcessEnv({ ...serviceEnv, DATABASE_URL: databaseUrls[service.name] }),
         cores,
-        nodeArgs: nodeArgsFor(service.project),
+        nodeArgs: [...SERVICE_NODE_ARGS, ...nodeArgsFor(service.project)],
         logFile: join(logDir, `${service.project}.log`),
       });
       state.children[service.name] = child;
@@ -213,9 +213,9 @@ export async function startPlatform({ pinning, profile, log }) {
     ]);
 
     state.children.gateway = startProcess('gateway', mainOf(ROOT, 'gateway'), {
-      env: { ...base, HOST: '127.0.0.1', PORT: String(gatewayPort), AUTH_SERVER_URL: urls.auth, RESOURCE_SERVER_URL: urls.resource, LOG_LEVEL: 'warn' },
+      env: serviceProcessEnv({ ...base, HOST: '127.0.0.1', PORT: String(gatewayPort), AUTH_SERVER_URL: urls.auth, RESOURCE_SERVER_URL: urls.resource, LOG_LEVEL: 'warn' }),
       cores,
-      nodeArgs: nodeArgsFor('gateway'),
+      nodeArgs: [...SERVICE_NODE_ARGS, ...nodeArgsFor('gateway')],
       logFile: join(logDir, 'gateway.log'),
     });
     state.children.op = startProcess('oidc-provider', join(here, '../oidc-provider-server.mjs'), {
