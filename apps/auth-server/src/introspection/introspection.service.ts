@@ -66,7 +66,7 @@ export class IntrospectionService {
       iss: this.config.issuer,
       exp: Math.floor(token.expiresAt.getTime() / 1000),
       iat: Math.floor(token.issuedAt.getTime() / 1000),
-      token_type: kind === 'access_token' ? 'Bearer' : ('refresh_token' as 'Bearer'),
+      token_type: kind === 'access_token' ? 'Bearer' : 'refresh_token',
       school_id: token.grant.schoolId,
     };
   }

@@ -58,13 +58,13 @@ export class TokenIssuer {
       period,
     );
 
-    const response = {
+    const response: IssuedTokens['response'] = {
       access_token: accessToken,
       token_type: 'Bearer',
       expires_in: this.config.ttl.accessToken,
       ...(refreshToken ? { refresh_token: refreshToken } : {}),
       scope: grant.accessScope,
-    } as IssuedTokens['response'];
+    };
     if (!grant.accessScope.split(' ').includes('openid')) return { response };
     return {
       response,
@@ -80,9 +80,9 @@ export class TokenIssuer {
 
   /** OpenID Connect Core §2: the ID token, RS256-signed with the active key. */
   async withIdToken(issued: IssuedTokens): Promise<TokenResponse> {
-    if (!issued.idTokenClaims) return issued.response as TokenResponse;
+    if (!issued.idTokenClaims) return issued.response;
     const idToken = await this.keys.sign(issued.idTokenClaims, this.config.ttl.accessToken);
-    return { ...issued.response, id_token: idToken } as TokenResponse;
+    return { ...issued.response, id_token: idToken };
   }
 
   private expiry(now: Date, seconds: number): Date {
