@@ -1,6 +1,6 @@
 import { type DynamicModule, Global, Module } from '@nestjs/common';
 import { EVENT_BUS, type EventBus } from '@platform/event-bus';
-import { DEFAULT_OPERATIONS, type LoggingOptions } from '@platform/observability';
+import type { LoggingOptions } from '@platform/observability';
 import { AccountsModule } from './accounts/accounts.module';
 import { AuthorizeModule } from './authorize/authorize.module';
 import { ClientAuthModule } from './client-auth/client-auth.module';
@@ -45,7 +45,7 @@ export class AppModule {
       module: AppModule,
       imports: [
         RuntimeModule.register(config, eventBus),
-        ObservabilityModule.register(logging ?? { level: (config.operations ?? DEFAULT_OPERATIONS).logLevel }),
+        ObservabilityModule.register(logging ?? { level: config.operations.logLevel }),
         DatabaseModule,
         HealthModule,
         ClientAuthModule,

@@ -1,5 +1,5 @@
 import 'reflect-metadata';
-import { DEFAULT_OPERATIONS, armShutdownDeadline, installShutdownDeadline } from '@platform/observability';
+import { armShutdownDeadline, installShutdownDeadline } from '@platform/observability';
 import { startAuthServer } from './bootstrap';
 import { ConfigError, loadAuthConfig } from './config/auth-config';
 
@@ -9,10 +9,10 @@ async function main(): Promise<void> {
   // To the launcher: listening, and everything about starting is logged (its banner comes last).
   process.send?.({ type: 'listening' });
   // SIGTERM/SIGINT close the app through Nest's shutdown hooks (bootstrap); this bounds how long.
-  installShutdownDeadline((config.operations ?? DEFAULT_OPERATIONS).shutdownTimeoutMs);
+  installShutdownDeadline(config.operations.shutdownTimeoutMs);
   // Forked by the launcher (npm start): end with it, even when it was killed outright.
   process.once('disconnect', () => {
-    armShutdownDeadline((config.operations ?? DEFAULT_OPERATIONS).shutdownTimeoutMs, 'launcher gone');
+    armShutdownDeadline(config.operations.shutdownTimeoutMs, 'launcher gone');
     void app.close().finally(() => process.exit(0));
   });
 }

@@ -1,6 +1,6 @@
 import { Inject, Injectable, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
 import type { HealthIndicatorFunction } from '@nestjs/terminus';
-import { DEFAULT_OPERATIONS, ReadinessProbes, RedisPing } from '@platform/observability';
+import { ReadinessProbes, RedisPing } from '@platform/observability';
 import { AUTH_CONFIG, type AuthConfig } from '../config/auth-config';
 import { PrismaService } from '../database/prisma.service';
 
@@ -19,7 +19,7 @@ export class Readiness implements OnModuleInit, OnApplicationShutdown {
     private readonly probes: ReadinessProbes,
   ) {
     this.redis = config.redisUrl ? new RedisPing(config.redisUrl) : undefined;
-    this.timeoutMs = (config.operations ?? DEFAULT_OPERATIONS).healthCheckTimeoutMs;
+    this.timeoutMs = config.operations.healthCheckTimeoutMs;
   }
 
   onModuleInit(): void {
