@@ -5,7 +5,6 @@ import { createEventBus, type EventBus } from '@platform/event-bus';
 import { frameworkErrorOptions, OAuthExceptionFilter } from '@platform/oauth-errors';
 import {
   closeConnectionsWhenIdle,
-  DEFAULT_OPERATIONS,
   echoRequestId,
   genReqId,
   instrumentHttp,
@@ -50,7 +49,7 @@ export async function createAuthServer(
     return503OnClosing: true,
     genReqId,
   });
-  const level = options.logger === undefined ? (config.operations ?? DEFAULT_OPERATIONS).logLevel : pinoLevelOf(options.logger);
+  const level = options.logger === undefined ? config.operations.logLevel : pinoLevelOf(options.logger);
   const app = await NestFactory.create<NestFastifyApplication>(
     AppModule.register(config, eventBus, { level, destination: options.logDestination }),
     adapter,
@@ -63,7 +62,7 @@ export async function createAuthServer(
   const fastify = app.getHttpAdapter().getInstance();
   echoRequestId(fastify);
   instrumentHttp(fastify, app.get(AuthMetrics));
-  await registerAuthorizePlugins(fastify, config);
+  await registerAuthorizePlugins(fastify);
   await registerAuthServerLimits(app, config);
   // @fastify/cors (as the resource server), with a policy per path: cors/cors-policy.ts.
   app.enableCors({ delegator: (request, callback) => callback(null, corsOptionsFor(request.url)) });

@@ -112,12 +112,6 @@ export class AccessDeniedError extends OAuthError {
   }
 }
 
-/** RFC 7009 §2.2.1 */
-export class UnsupportedTokenTypeError extends OAuthError {
-  readonly error = 'unsupported_token_type';
-  readonly status = 400;
-}
-
 /** RFC 7591 §3.2.2 */
 export class InvalidRedirectUriError extends OAuthError {
   readonly error = 'invalid_redirect_uri';

@@ -27,15 +27,15 @@ const UNAVAILABLE_CODES = new Set([
   '08001', // sqlclient_unable_to_establish_sqlconnection
 ]);
 
+/** PostgreSQL refuses a NUL byte or an invalid escape in text: the input was bad, not the server. */
+const BAD_TEXT_CODES = new Set(['22021', '22P05', '22P02']);
+
 /**
  * The one mapping from anything thrown to an OAuth error. OAuth errors pass through;
  * framework errors (routing, body parsing, size limits) become their RFC 6749-style
  * equivalents; database outages become temporarily_unavailable; everything else is a
  * server_error whose detail is logged and never returned.
  */
-/** PostgreSQL refuses a NUL byte or an invalid escape in text: the input was bad, not the server. */
-const BAD_TEXT_CODES = new Set(['22021', '22P05', '22P02']);
-
 export function toOAuthError(error: unknown): OAuthError {
   if (error instanceof OAuthError) return error;
   if (hasCode(error, BAD_TEXT_CODES)) return new InvalidRequestError('The request contains characters that are not allowed', describe(error));

@@ -69,7 +69,7 @@ beforeAll(async () => {
   }).compile();
   app = moduleRef.createNestApplication<NestFastifyApplication>(new FastifyAdapter(), { logger: false });
   // What bootstrap does: the plugins before init, and no form-body plugin (Nest adds its own parser).
-  await registerAuthorizePlugins(app.getHttpAdapter().getInstance(), config);
+  await registerAuthorizePlugins(app.getHttpAdapter().getInstance());
   await app.init();
   await app.getHttpAdapter().getInstance().ready();
 

@@ -1,6 +1,5 @@
 import { OAUTH_PATHS } from '@platform/contracts';
 import type { FastifyInstance } from 'fastify';
-import type { AuthConfig } from '../config/auth-config';
 import { CONNECTED_APPS_PATH } from '../connected-apps/connected-apps.service';
 import { PAGE_SECURITY_HEADERS } from '../pages/html-response';
 
@@ -20,7 +19,7 @@ import { PAGE_SECURITY_HEADERS } from '../pages/html-response';
  *   controller (a malformed form body, an unsupported content type, a wrong method), which
  *   the global Fastify error handler answers.
  */
-export async function registerAuthorizePlugins(fastify: FastifyInstance, _config: AuthConfig): Promise<void> {
+export async function registerAuthorizePlugins(fastify: FastifyInstance): Promise<void> {
   fastify.addHook('onSend', async (request, reply, payload) => {
     const path = request.url.split('?', 1)[0];
     const isPage = (prefix: string) => path === prefix || path.startsWith(`${prefix}/`);

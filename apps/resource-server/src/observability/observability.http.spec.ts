@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { createTestDatabase, type TestDatabase } from '../../../../tools/test-support/test-database';
 import { createResourceServer } from '../bootstrap';
 import { loadResourceConfig } from '../config/resource-config';
-import { AuthServerStub } from '../health/auth-server.stub';
+import { AuthServerStub } from '../../test/support/auth-server.stub';
 
 jest.setTimeout(60_000);
 
