@@ -1,0 +1,286 @@
+import { InvalidClientError, InvalidRequestError, type OAuthError } from '@platform/oauth-errors';
+import { ClientAuthenticator } from '../client-auth/client-authenticator';
+import type { ClientDirectory, DirectoryClient } from '../client-metadata-documents';
+import { hashToken } from '../crypto/tokens';
+import type { RevocationPublisher } from '../events/revocation-publisher';
+import type { ActiveAccessTokens } from '../token/active-access-tokens';
+import type { GrantRevoker } from '../token/grant-revoker';
+import { TokenLookup } from '../token/token-lookup';
+import type { ActiveAccessTokenRow, RefreshTokenRow, TokenQueries } from '../token/token-queries';
+import type { TokensRepository } from '../token/tokens.repository';
+import { RevocationService } from './revocation.service';
+
+/**
+ * Table-driven unit spec of RFC 7009 revocation. Each case names the caller, the token and
+ * hint, and the outcome plus every storage call in order: token lookups ('access', 'refresh')
+ * and writes (one access token revoked and published, or a whole grant revoked). The real
+ * ClientAuthenticator and TokenLookup run over in-memory doubles of ClientDirectory.findClient,
+ * ActiveAccessTokens.findByHash (live access tokens only, as the real one) and
+ * TokenQueries.findRefreshTokenByHash (any state); TokensRepository.revokeAccessToken,
+ * GrantRevoker.revokeGrant and RevocationPublisher.publish are recording doubles.
+ */
+
+const SECRET = 'client-secret-value';
+const HOUR = 3600_000;
+const NOW = Date.now();
+const BASIC_CHALLENGE = 'Basic realm="oauth", charset="UTF-8"';
+
+function directoryClient(id: string, overrides: Partial<DirectoryClient> = {}): DirectoryClient {
+  return {
+    id,
+    secretHash: hashToken(SECRET),
+    name: null,
+    applicationType: 'web',
+    redirectUris: ['https://app.example/cb'],
+    tokenEndpointAuthMethod: 'client_secret_basic',
+    grantTypes: ['authorization_code', 'refresh_token'],
+    responseTypes: ['code'],
+    scope: 'courses:read',
+    createdAt: new Date(0),
+    kind: 'dynamic',
+    scopeCeiling: null,
+    ...overrides,
+  };
+}
+const CLIENTS = [
+  directoryClient('client-a'),
+  directoryClient('client-b'),
+  directoryClient('public-app', { tokenEndpointAuthMethod: 'none', secretHash: null }),
+];
+
+// Raw tokens shaped like ours (TokenLookup refuses anything else without a lookup).
+const ACCESS_A = 'access-token-of-client-a-000001';
+const ACCESS_B = 'access-token-of-client-b-000001';
+const ACCESS_PUBLIC = 'access-token-of-public-app-0001';
+const REFRESH_A = 'refresh-token-of-client-a-00001';
+const REFRESH_B = 'refresh-token-of-client-b-00001';
+const ROTATED_A = 'refresh-token-rotated-client-a-1';
+const ROTATED_B = 'refresh-token-rotated-client-b-1';
+const REVOKED_A = 'refresh-token-revoked-client-a-1';
+
+const grant = { userId: 'user-1', schoolId: 'school-1', resource: 'https://platform.example' };
+const accessRow = (raw: string, clientId: string): ActiveAccessTokenRow => ({
+  id: `id-${raw}`,
+  tokenHash: hashToken(raw),
+  grantId: `grant-${clientId}`,
+  clientId,
+  scope: 'courses:read',
+  issuedAt: new Date(NOW - 60_000),
+  expiresAt: new Date(NOW + HOUR),
+  grant,
+});
+const refreshRow = (raw: string, clientId: string, overrides: Partial<RefreshTokenRow> = {}): RefreshTokenRow => ({
+  id: `id-${raw}`,
+  tokenHash: hashToken(raw),
+  grantId: `grant-${clientId}`,
+  clientId,
+  scope: 'courses:read',
+  issuedAt: new Date(NOW - 60_000),
+  expiresAt: new Date(NOW + HOUR),
+  rotatedAt: null,
+  revokedAt: null,
+  grant: { ...grant, revokedAt: null },
+  ...overrides,
+});
+
+const ACCESS = [accessRow(ACCESS_A, 'client-a'), accessRow(ACCESS_B, 'client-b'), accessRow(ACCESS_PUBLIC, 'public-app')];
+const REFRESH = [
+  refreshRow(REFRESH_A, 'client-a'),
+  refreshRow(REFRESH_B, 'client-b'),
+  refreshRow(ROTATED_A, 'client-a', { rotatedAt: new Date(NOW - 3600_000) }),
+  refreshRow(ROTATED_B, 'client-b', { rotatedAt: new Date(NOW - 3600_000) }),
+  refreshRow(REVOKED_A, 'client-a', { revokedAt: new Date(NOW - 1000), grant: { ...grant, revokedAt: new Date(NOW - 1000) } }),
+];
+
+function setup(given: { accessRevokedMeanwhile?: boolean }) {
+  const calls: string[] = [];
+  const directory: Pick<ClientDirectory, 'findClient'> = {
+    async findClient(clientId) {
+      return CLIENTS.find((client) => client.id === clientId) ?? null;
+    },
+  };
+  const activeAccessTokens: Pick<ActiveAccessTokens, 'findByHash'> = {
+    async findByHash(tokenHash) {
+      calls.push('access');
+      return ACCESS.find((token) => token.tokenHash === tokenHash) ?? null;
+    },
+  };
+  const queries: Pick<TokenQueries, 'findRefreshTokenByHash'> = {
+    async findRefreshTokenByHash(tokenHash) {
+      calls.push('refresh');
+      return REFRESH.find((token) => token.tokenHash === tokenHash) ?? null;
+    },
+  };
+  const repository: Pick<TokensRepository, 'revokeAccessToken'> = {
+    async revokeAccessToken(tokenId) {
+      calls.push(`revokeAccessToken ${tokenId}`);
+      // false: another request revoked it between the lookup and this update.
+      return !given.accessRevokedMeanwhile;
+    },
+  };
+  const revoker: Pick<GrantRevoker, 'revokeGrant'> = {
+    async revokeGrant(grantId, reason) {
+      calls.push(`revokeGrant ${grantId} ${reason}`);
+    },
+  };
+  const publisher: Pick<RevocationPublisher, 'publish'> = {
+    async publish(hashes, reason) {
+      const names = hashes.map((hash) => ACCESS.find((token) => token.tokenHash === hash)?.id ?? 'unknown hash');
+      calls.push(`publish ${names.join(',')} ${reason}`);
+    },
+  };
+  const lookup = new TokenLookup(repository as TokensRepository, queries as TokenQueries, activeAccessTokens as ActiveAccessTokens);
+  const service = new RevocationService(
+    new ClientAuthenticator(directory as ClientDirectory),
+    lookup,
+    repository as TokensRepository,
+    revoker as GrantRevoker,
+    publisher as RevocationPublisher,
+  );
+  return { service, calls };
+}
+
+const basic = (id: string, secret: string) => `Basic ${Buffer.from(`${id}:${secret}`).toString('base64')}`;
+const asClientA = basic('client-a', SECRET);
+
+type ErrorClass = new (...args: never[]) => OAuthError;
+
+interface Case {
+  name: string;
+  given?: { accessRevokedMeanwhile?: boolean };
+  request: { body: Record<string, string>; authorization?: string };
+  /** `revoked`: the endpoint answers 200 (the service resolves); the calls say what changed. */
+  expected: { revoked: true; calls: string[] } | { error: ErrorClass; code: string; description: string; basicChallenge?: boolean; calls: string[] };
+}
+
+const ACCESS_A_WRITES = [`revokeAccessToken id-${ACCESS_A}`, `publish id-${ACCESS_A} revocation`];
+const GRANT_A_WRITES = ['revokeGrant grant-client-a revocation'];
+
+const cases: Case[] = [
+  {
+    name: 'its own access token: revoked alone and published to the resource servers',
+    request: { body: { token: ACCESS_A }, authorization: asClientA },
+    expected: { revoked: true, calls: ['access', ...ACCESS_A_WRITES] },
+  },
+  {
+    name: 'an access token revoked meanwhile by another request: nothing published twice',
+    given: { accessRevokedMeanwhile: true },
+    request: { body: { token: ACCESS_A }, authorization: asClientA },
+    expected: { revoked: true, calls: ['access', `revokeAccessToken id-${ACCESS_A}`] },
+  },
+  {
+    name: 'its own refresh token ends the grant with every token it produced (§2.1 SHOULD)',
+    request: { body: { token: REFRESH_A }, authorization: asClientA },
+    expected: { revoked: true, calls: ['access', 'refresh', ...GRANT_A_WRITES] },
+  },
+  {
+    name: 'token_type_hint=refresh_token: refresh tokens are searched first (§2.1)',
+    request: { body: { token: REFRESH_A, token_type_hint: 'refresh_token' }, authorization: asClientA },
+    expected: { revoked: true, calls: ['refresh', ...GRANT_A_WRITES] },
+  },
+  {
+    name: 'token_type_hint=access_token on a refresh token: the search extends to every type (§2.1 MUST)',
+    request: { body: { token: REFRESH_A, token_type_hint: 'access_token' }, authorization: asClientA },
+    expected: { revoked: true, calls: ['access', 'refresh', ...GRANT_A_WRITES] },
+  },
+  {
+    name: 'token_type_hint=refresh_token on an access token: still found and revoked',
+    request: { body: { token: ACCESS_A, token_type_hint: 'refresh_token' }, authorization: asClientA },
+    expected: { revoked: true, calls: ['refresh', 'access', ...ACCESS_A_WRITES] },
+  },
+  {
+    name: 'an unknown hint is ignored (§2.1), access tokens first',
+    request: { body: { token: REFRESH_A, token_type_hint: 'id_token' }, authorization: asClientA },
+    expected: { revoked: true, calls: ['access', 'refresh', ...GRANT_A_WRITES] },
+  },
+  {
+    name: 'a rotated-out refresh token of its own still ends the grant',
+    request: { body: { token: ROTATED_A }, authorization: asClientA },
+    expected: { revoked: true, calls: ['access', 'refresh', 'refresh', ...GRANT_A_WRITES] },
+  },
+  {
+    name: 'an unknown token → 200, nothing written (§2.2: invalid tokens do not cause an error)',
+    request: { body: { token: 'unknown-token-abcdefghijklmn' }, authorization: asClientA },
+    expected: { revoked: true, calls: ['access', 'refresh', 'refresh'] },
+  },
+  {
+    name: 'a value that cannot be one of our tokens → 200 without a lookup',
+    request: { body: { token: 'not a token!' }, authorization: asClientA },
+    expected: { revoked: true, calls: [] },
+  },
+  {
+    name: 'an already revoked refresh token → 200, nothing written',
+    request: { body: { token: REVOKED_A }, authorization: asClientA },
+    expected: { revoked: true, calls: ['access', 'refresh', 'refresh'] },
+  },
+  {
+    name: "another client's access token → 200 and left untouched",
+    request: { body: { token: ACCESS_B }, authorization: asClientA },
+    expected: { revoked: true, calls: ['access'] },
+  },
+  {
+    name: "another client's refresh token → 200 and its grant left alive",
+    request: { body: { token: REFRESH_B }, authorization: asClientA },
+    expected: { revoked: true, calls: ['access', 'refresh'] },
+  },
+  {
+    name: "another client's rotated refresh token → 200 and its grant left alive",
+    request: { body: { token: ROTATED_B }, authorization: asClientA },
+    expected: { revoked: true, calls: ['access', 'refresh', 'refresh'] },
+  },
+  {
+    name: 'a public client revokes its own token with client_id alone',
+    request: { body: { token: ACCESS_PUBLIC, client_id: 'public-app' } },
+    expected: { revoked: true, calls: ['access', `revokeAccessToken id-${ACCESS_PUBLIC}`, `publish id-${ACCESS_PUBLIC} revocation`] },
+  },
+  {
+    name: 'a wrong secret in HTTP Basic → invalid_client with the Basic challenge, no lookup (§2.1: authenticate first)',
+    request: { body: { token: ACCESS_A }, authorization: basic('client-a', 'wrong') },
+    expected: { error: InvalidClientError, code: 'invalid_client', description: 'Client authentication failed', basicChallenge: true, calls: [] },
+  },
+  {
+    name: 'a confidential client without its secret → invalid_client',
+    request: { body: { token: ACCESS_A, client_id: 'client-a' } },
+    expected: { error: InvalidClientError, code: 'invalid_client', description: 'Client authentication failed', basicChallenge: false, calls: [] },
+  },
+  {
+    name: 'an unknown client → invalid_client',
+    request: { body: { token: ACCESS_A, client_id: 'nobody' } },
+    expected: { error: InvalidClientError, code: 'invalid_client', description: 'Client authentication failed', basicChallenge: false, calls: [] },
+  },
+  {
+    name: 'no token → invalid_request',
+    request: { body: {}, authorization: asClientA },
+    expected: { error: InvalidRequestError, code: 'invalid_request', description: 'The token parameter is required', calls: [] },
+  },
+  {
+    name: 'an oversized token → invalid_request',
+    request: { body: { token: 't'.repeat(4097) }, authorization: asClientA },
+    expected: { error: InvalidRequestError, code: 'invalid_request', description: 'The token parameter is too long', calls: [] },
+  },
+];
+
+describe('RevocationService (RFC 7009)', () => {
+  it.each(cases)('$name', async ({ given, request, expected }) => {
+    const { service, calls } = setup(given ?? {});
+
+    const outcome = service.revoke(request.body, request.authorization);
+
+    if ('error' in expected) {
+      const error = await outcome.then(
+        () => {
+          throw new Error('expected an OAuth error, got 200');
+        },
+        (thrown: unknown) => thrown,
+      );
+      expect(error).toBeInstanceOf(expected.error);
+      expect(error).toMatchObject({ error: expected.code, description: expected.description });
+      if (expected.basicChallenge !== undefined) {
+        expect((error as OAuthError).headers['www-authenticate']).toBe(expected.basicChallenge ? BASIC_CHALLENGE : undefined);
+      }
+    } else {
+      await expect(outcome).resolves.toBeUndefined();
+    }
+    expect(calls).toEqual(expected.calls);
+  });
+});
