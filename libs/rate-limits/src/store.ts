@@ -7,6 +7,13 @@ export interface WindowHit {
 }
 
 /**
+ * Fixed windows are @fastify/rate-limit's (register-rate-limits.ts) on these stores. The stores and
+ * the login backoff are kept rather than rate-limiter-flexible (issue 14 asked): the backoff admits
+ * at most `maxPending` attempts of a key at once and settles each by its ticket, so a burst of
+ * parallel password guesses stops before the first failures are counted, which rate-limiter-flexible's
+ * consume/penalty model does not express; and both stores share one outage rule (Redis away → the
+ * in-process store, a frozen Redis bounded by a deadline) that the hardening suites pin.
+ *
  * Exponential backoff for attempts that may fail (passwords): the first `freeFailures`
  * failures are free; each one after that locks the key for twice as long as the previous,
  * from `baseDelayMs` up to `maxDelayMs`. Failures are forgotten `forgetAfterMs` after the
