@@ -6,8 +6,8 @@ import { readClientCredentials } from '../client-auth/client-credentials';
 import { FormParams } from '../client-auth/form-params';
 import { AUTH_CONFIG, type AuthConfig } from '../config/auth-config';
 import { hashesEqual, hashToken } from '../crypto/tokens';
-import { parseTokenTypeHint } from '../revocation/revocation.service';
 import { TokenLookup } from '../token/token-lookup';
+import { parseTokenTypeHint } from '../token/token-type-hint';
 
 const INACTIVE = { active: false } as const;
 

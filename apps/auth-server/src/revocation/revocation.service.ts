@@ -5,18 +5,8 @@ import { FormParams } from '../client-auth/form-params';
 import { RevocationPublisher } from '../events/revocation-publisher';
 import { GrantRevoker } from '../token/grant-revoker';
 import { TokenLookup } from '../token/token-lookup';
+import { parseTokenTypeHint } from '../token/token-type-hint';
 import { TokensRepository } from '../token/tokens.repository';
-
-export const TOKEN_TYPE_HINTS = ['access_token', 'refresh_token'] as const;
-export type TokenTypeHint = (typeof TOKEN_TYPE_HINTS)[number];
-
-/**
- * RFC 7009 §2.1 / RFC 7662 §2.1: the hint is advisory; a server that cannot use it "MUST
- * extend its search across all of its supported token types", so unknown hints are ignored.
- */
-export function parseTokenTypeHint(value: string | undefined): TokenTypeHint | undefined {
-  return (TOKEN_TYPE_HINTS as readonly (string | undefined)[]).includes(value) ? (value as TokenTypeHint) : undefined;
-}
 
 /** RFC 7009 token revocation. */
 @Injectable()
