@@ -29,6 +29,8 @@ function directoryClient(overrides: Partial<DirectoryClient>): DirectoryClient {
     createdAt: new Date(0),
     kind: 'dynamic',
     scopeCeiling: null,
+    host: null,
+    loopbackOnly: false,
     ...overrides,
   };
 }

@@ -41,6 +41,8 @@ function directoryClient(id: string, overrides: Partial<DirectoryClient> = {}): 
     createdAt: new Date(0),
     kind: 'dynamic',
     scopeCeiling: null,
+    host: null,
+    loopbackOnly: false,
     ...overrides,
   };
 }
