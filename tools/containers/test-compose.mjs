@@ -20,12 +20,12 @@
 // leaves the stack running.
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { testClientAddresses } from './client-address.mjs';
 import envTools from './generate-env.cjs';
+import { freePort } from '../platform/fresh-databases.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '../..');
 const PROJECT = process.env.TEST_COMPOSE_PROJECT || 'course-platform-e2e';
@@ -92,17 +92,6 @@ function composeCommand() {
 }
 
 /** @returns {Promise<number>} */
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = /** @type {import('node:net').AddressInfo} */ (server.address());
-      server.close(() => resolve(port));
-    });
-  });
-}
-
 /**
  * @param {string} command
  * @param {string[]} args

@@ -1,8 +1,10 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { createServer } from 'node:net';
 import { createTestDatabase, type TestDatabase } from '../../../../tools/test-support/test-database';
 import { startAuthServer } from '../../src/bootstrap';
 import { type AuthConfig, loadAuthConfig } from '../../src/config/auth-config';
+import { freePort } from '../../../../tools/test-support/free-port';
+
+export { freePort };
 
 export const INTROSPECTION_CLIENT = { id: 'resource-server', secret: 'test-introspection-secret-0123456789' };
 export const DEMO_USER = { email: 'demo@academy.test', password: 'demo-password' };
@@ -59,13 +61,3 @@ export async function startTestAuthServer(env: Record<string, string> = {}): Pro
   };
 }
 
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
-    });
-  });
-}

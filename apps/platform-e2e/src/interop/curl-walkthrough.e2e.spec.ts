@@ -6,25 +6,14 @@
  * free one so that parallel suites cannot collide on 8765.
  */
 import { spawn } from 'node:child_process';
-import { createServer } from 'node:net';
 import { BrowserLikeAgent } from '../../../../tools/test-support/browser-like-agent';
 import { DEMO } from '../support/oauth-client';
 import { baseUrl } from '../support/platform';
+import { freePort } from '../../../../tools/test-support/free-port';
 
 jest.setTimeout(120_000);
 
 const PROMPT = 'Open this URL in your browser: ';
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
-    });
-  });
-}
 
 /** The browser's part: sign in, approve, and follow the redirect to the loopback listener. */
 async function actAsTheUser(authorizationUrl: string): Promise<void> {

@@ -7,7 +7,6 @@
  */
 import { type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Client as ClientV2, StreamableHTTPClientTransport as TransportV2, UnauthorizedError as UnauthorizedV2 } from '@modelcontextprotocol/client';
@@ -18,6 +17,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import * as oauth from 'oauth4webapi';
 import { baseUrl } from '../support/platform';
 import { Person, PersonDrivenProvider } from './form-walker-provider';
+import { freePort } from '../../../../tools/test-support/free-port';
 
 jest.setTimeout(120_000);
 
@@ -207,13 +207,3 @@ async function waitFor<T>(probe: () => T | undefined, context: () => string, tim
   }
 }
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}

@@ -2,7 +2,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { chmodSync, chownSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freePort } from '../../../../../tools/test-support/private-redis';
+import { freePort } from '../../../../../tools/test-support/free-port';
 
 const BIN = process.env['POSTGRES_BIN'] ?? '/usr/lib/postgresql/15/bin';
 
