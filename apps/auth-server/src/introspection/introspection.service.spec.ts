@@ -136,7 +136,9 @@ type ErrorClass = new (...args: never[]) => OAuthError;
 interface Case {
   name: string;
   request: { body: Record<string, string>; authorization?: string };
-  expected: { response: IntrospectionResponse; lookups: string[] } | { error: ErrorClass; code: string; description: string; detail?: string; lookups: string[] };
+  expected:
+    | { response: IntrospectionResponse; lookups: string[] }
+    | { error: ErrorClass; code: string; description: string; detail?: string; basicChallenge?: boolean; lookups: string[] };
 }
 
 const cases: Case[] = [
@@ -223,7 +225,14 @@ const cases: Case[] = [
   {
     name: 'a confidential client with a wrong secret → invalid_client, no lookup',
     request: { body: { token: ACCESS_A }, authorization: basic('client-a', 'wrong') },
-    expected: { error: InvalidClientError, code: 'invalid_client', description: 'Client authentication failed', detail: 'wrong or missing client_secret', lookups: [] },
+    expected: {
+      error: InvalidClientError,
+      code: 'invalid_client',
+      description: 'Client authentication failed',
+      detail: 'wrong or missing client_secret',
+      basicChallenge: true,
+      lookups: [],
+    },
   },
   {
     name: 'a public client is refused (§2.1: the endpoint MUST require authorization)',
@@ -233,6 +242,7 @@ const cases: Case[] = [
       code: 'invalid_client',
       description: 'Introspection needs a confidential client',
       detail: 'public client at introspection',
+      basicChallenge: false,
       lookups: [],
     },
   },
@@ -274,6 +284,9 @@ describe('IntrospectionService (RFC 7662)', () => {
       expect(error).toBeInstanceOf(expected.error);
       expect(error).toMatchObject({ error: expected.code, description: expected.description });
       if (expected.detail) expect((error as OAuthError).internalDetail).toBe(expected.detail);
+      if (expected.basicChallenge !== undefined) {
+        expect((error as OAuthError).headers['www-authenticate']).toBe(expected.basicChallenge ? 'Basic realm="oauth", charset="UTF-8"' : undefined);
+      }
     } else {
       expect(await outcome).toEqual(expected.response);
     }
