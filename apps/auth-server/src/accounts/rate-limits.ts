@@ -4,7 +4,7 @@ import { type RateLimitStore, addressBucket, oauthRateLimitRules, registerRateLi
 import type { FastifyRequest } from 'fastify';
 import { clientIdHost } from '../client-metadata-documents/client-id-url';
 import { readClientCredentials } from '../client-auth/client-credentials';
-import { FormParams } from '../client-auth/form-params';
+import { FormParams } from '../http/form-params';
 import type { AuthConfig } from '../config/auth-config';
 import { RATE_LIMIT_STORE } from './login-throttle';
 

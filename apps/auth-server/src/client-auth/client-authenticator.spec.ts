@@ -3,7 +3,7 @@ import type { ClientDirectory, DirectoryClient } from '../client-metadata-docume
 import { hashToken } from '../crypto/tokens';
 import { ClientAuthenticator } from './client-authenticator';
 import { readClientCredentials } from './client-credentials';
-import { FormParams } from './form-params';
+import { FormParams } from '../http/form-params';
 
 /**
  * Table-driven unit spec of client authentication (RFC 6749 §2.3, §2.3.1, §5.2). Each case names

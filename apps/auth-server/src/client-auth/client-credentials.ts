@@ -1,5 +1,5 @@
 import { InvalidClientError, InvalidRequestError } from '@platform/oauth-errors';
-import type { FormParams } from './form-params';
+import type { FormParams } from '../http/form-params';
 
 export interface ClientCredentials {
   clientId?: string;

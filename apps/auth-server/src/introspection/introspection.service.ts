@@ -3,7 +3,7 @@ import type { IntrospectionResponse } from '@platform/contracts';
 import { InvalidClientError } from '@platform/oauth-errors';
 import { ClientAuthenticator } from '../client-auth/client-authenticator';
 import { readClientCredentials } from '../client-auth/client-credentials';
-import { FormParams } from '../client-auth/form-params';
+import { FormParams } from '../http/form-params';
 import { AUTH_CONFIG, type AuthConfig } from '../config/auth-config';
 import { hashesEqual, hashToken } from '../crypto/tokens';
 import { TokenLookup } from '../token/token-lookup';

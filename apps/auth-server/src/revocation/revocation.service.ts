@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { ClientAuthenticator } from '../client-auth/client-authenticator';
 import { readClientCredentials } from '../client-auth/client-credentials';
-import { FormParams } from '../client-auth/form-params';
+import { FormParams } from '../http/form-params';
 import { RevocationPublisher } from '../events/revocation-publisher';
 import { GrantRevoker } from '../token/grant-revoker';
 import { TokenLookup } from '../token/token-lookup';

@@ -3,7 +3,7 @@ import type { TokenResponse } from '@platform/contracts';
 import { UnsupportedGrantTypeError } from '@platform/oauth-errors';
 import { ClientAuthenticator } from '../client-auth/client-authenticator';
 import { readClientCredentials } from '../client-auth/client-credentials';
-import { FormParams } from '../client-auth/form-params';
+import { FormParams } from '../http/form-params';
 import { AuthMetrics } from '../observability/auth-metrics';
 import { AuthorizationCodeGrant } from './grants/authorization-code.grant';
 import type { GrantHandler } from './grants/grant-handler';

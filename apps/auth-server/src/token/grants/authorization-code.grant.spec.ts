@@ -1,6 +1,6 @@
 import { InvalidGrantError, InvalidRequestError, InvalidTargetError, type OAuthError, UnauthorizedClientError } from '@platform/oauth-errors';
 import type { RegisteredClient } from '../../clients/clients.repository';
-import { FormParams } from '../../client-auth/form-params';
+import { FormParams } from '../../http/form-params';
 import type { AuthConfig } from '../../config/auth-config';
 import { hashToken } from '../../crypto/tokens';
 import type { SigningKeysService } from '../../keys/signing-keys.service';

@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { TokenResponse } from '@platform/contracts';
 import { InvalidGrantError, InvalidRequestError, UnauthorizedClientError } from '@platform/oauth-errors';
 import type { RegisteredClient } from '../../clients/clients.repository';
-import type { FormParams } from '../../client-auth/form-params';
+import type { FormParams } from '../../http/form-params';
 import { AUTH_CONFIG, type AuthConfig } from '../../config/auth-config';
 import { hashToken } from '../../crypto/tokens';
 import { resolveResource } from '../../resources/resource-indicator';

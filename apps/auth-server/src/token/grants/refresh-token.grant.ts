@@ -3,7 +3,7 @@ import type { TokenResponse } from '@platform/contracts';
 import { InvalidGrantError, InvalidScopeError, UnauthorizedClientError } from '@platform/oauth-errors';
 import { formatScopes, parseScopeString, scopesOutside } from '@platform/scopes';
 import type { RegisteredClient } from '../../clients/clients.repository';
-import type { FormParams } from '../../client-auth/form-params';
+import type { FormParams } from '../../http/form-params';
 import { AUTH_CONFIG, type AuthConfig } from '../../config/auth-config';
 import { hashToken } from '../../crypto/tokens';
 import { resolveResource } from '../../resources/resource-indicator';
