@@ -14,13 +14,12 @@
 //
 // Everything it starts (the launcher, and with it the services and the databases) is stopped
 // at the end, also on failure or Ctrl-C, and the temporary data directory is removed.
-import { spawn } from 'node:child_process';
 import { createWriteStream, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
-import { freePort } from '../platform/fresh-databases.mjs';
+import { launchPlatform } from '../platform/launch.mjs';
 import { FormAgent, exchangeCode, pkcePair, postForm, prepareCodes, registerClient } from './lib/oauth.mjs';
 import { rssBytes } from './lib/system.mjs';
 
@@ -112,33 +111,17 @@ export function smapsBreakdown(pid) {
 
 // ---- the platform -------------------------------------------------------------------------
 
-async function startPlatform(dataDir, log) {
-  const [port, authPort, resourcePort] = await Promise.all([freePort(), freePort(), freePort()]);
-  const origin = `http://127.0.0.1:${port}`;
-  const env = { ...process.env, PLATFORM_DATA_DIR: dataDir, PORT: String(port), AUTH_PORT: String(authPort), RESOURCE_PORT: String(resourcePort), PUBLIC_BASE_URL: origin };
-  // Embedded defaults: what `npm start` does on a machine with nothing installed.
-  for (const name of ['DATABASE_URL', 'REDIS_URL', 'AUTH_DATABASE_URL', 'RESOURCE_DATABASE_URL', 'AUTH_SERVER_URL', 'RESOURCE_SERVER_URL']) delete env[name];
-  const args = [join(ROOT, 'tools/platform/start.mjs')];
-  if (process.argv.includes('--no-build')) args.push('--no-build');
-  const launcher = spawn(process.execPath, args, { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
-  launcher.stdout.pipe(log, { end: false });
-  launcher.stderr.pipe(log, { end: false });
-  const up = new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`the platform was not up within ${START_TIMEOUT_MS / 1000} s`)), START_TIMEOUT_MS);
-    let output = '';
-    launcher.stdout.on('data', (chunk) => {
-      output += chunk;
-      if (output.includes('The platform is up')) {
-        clearTimeout(timer);
-        resolve();
-      }
-    });
-    launcher.once('exit', (code, signal) => {
-      clearTimeout(timer);
-      reject(new Error(`npm start exited during start-up (${signal ?? `code ${code}`})`));
-    });
+/** `npm start` with the embedded defaults (what it does on a machine with nothing installed), on free ports. */
+function startPlatform(dataDir, log) {
+  const unset = Object.fromEntries(
+    ['DATABASE_URL', 'REDIS_URL', 'AUTH_DATABASE_URL', 'RESOURCE_DATABASE_URL', 'AUTH_SERVER_URL', 'RESOURCE_SERVER_URL'].map((name) => [name, undefined]),
+  );
+  return launchPlatform(ROOT, {
+    build: !process.argv.includes('--no-build'),
+    timeoutMs: START_TIMEOUT_MS,
+    env: { ...unset, PLATFORM_DATA_DIR: dataDir },
+    onOutput: (chunk) => log.write(chunk),
   });
-  return { launcher, origin, up };
 }
 
 /** SIGTERM to the launcher (it stops the services and the databases), SIGKILL to what is left. */
@@ -264,10 +247,9 @@ async function main() {
     process.once(signal, () => void cleanUp().finally(() => process.exit(130)));
   }
   try {
+    console.log(`npm start (embedded) starting; its output goes to ${logFile}`);
     const platform = await startPlatform(dataDir, log);
     launcher = platform.launcher;
-    console.log(`npm start (embedded) starting on ${platform.origin}; its output goes to ${logFile}`);
-    await platform.up;
     const afterStart = measure(launcher.pid);
     console.log(`Up. RSS just after start: ${afterStart.map((p) => `${p.name} ${mb(p.rssBytes).toFixed(0)} MB`).join(', ')}`);
     const counts = await workload(platform.origin, dataDir);

@@ -1,12 +1,12 @@
 // The platform under load: started with the launcher of `npm start` on free loopback ports,
 // with a fresh data directory (embedded PostgreSQL) or fresh databases on DATABASE_URL, and
 // Redis when REDIS_URL is set. Stopped (and its databases dropped) by stop().
-import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createFreshDatabases, freePort } from '../platform/fresh-databases.mjs';
+import { createFreshDatabases } from '../platform/fresh-databases.mjs';
+import { launchPlatform } from '../platform/launch.mjs';
 
 /** Limits sized for one loopback client doing the work of many (the load is not about them). */
 const GENEROUS_LIMITS = {
@@ -18,72 +18,39 @@ const GENEROUS_LIMITS = {
 };
 
 export async function startPlatform(root, { build = true } = {}) {
-  const [port, authPort, resourcePort] = await Promise.all([freePort(), freePort(), freePort()]);
   const dataDir = mkdtempSync(join(tmpdir(), 'platform-load-'));
   const secret = randomBytes(32).toString('base64url');
   // The embedded mode reads the introspection secret from the data directory.
   mkdirSync(dataDir, { recursive: true });
   writeFileSync(join(dataDir, 'secrets.json'), JSON.stringify({ introspectionClientSecret: secret }), { mode: 0o600 });
   const databases = process.env.DATABASE_URL ? await createFreshDatabases(process.env.DATABASE_URL, 'load') : undefined;
-  const baseUrl = `http://127.0.0.1:${port}`;
-  const env = {
-    ...process.env,
-    ...GENEROUS_LIMITS,
-    NODE_ENV: 'test',
-    HOST: '127.0.0.1',
-    PORT: String(port),
-    AUTH_PORT: String(authPort),
-    RESOURCE_PORT: String(resourcePort),
-    PUBLIC_BASE_URL: baseUrl,
-    PLATFORM_DATA_DIR: dataDir,
-    INTROSPECTION_CLIENT_SECRET: secret,
-    SEED_DEMO_DATA: 'true',
-    LOG_LEVEL: 'warn',
-    ...(databases ? { AUTH_DATABASE_URL: databases.urls.auth, RESOURCE_DATABASE_URL: databases.urls.resource } : {}),
-  };
-  const launcher = spawn(process.execPath, [join(root, 'tools/platform/start.mjs'), ...(build ? [] : ['--no-build'])], {
-    cwd: root,
-    env,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  const collect = (chunk) => {
-    output += chunk.toString();
-    if (output.length > 200_000) output = output.slice(-100_000);
-  };
-  launcher.stdout.on('data', collect);
-  launcher.stderr.on('data', collect);
-  await new Promise((resolve, reject) => {
-    const timer = setTimeout(() => fail(new Error('the platform did not start within 300 s')), 300_000);
-    const onData = () => {
-      if (output.includes('The platform is up')) {
-        clearTimeout(timer);
-        launcher.stdout.off('data', onData);
-        resolve();
-      }
-    };
-    const fail = (error) => {
-      clearTimeout(timer);
-      launcher.kill('SIGTERM');
-      reject(new Error(`${error.message}\n${output.slice(-3000)}`));
-    };
-    launcher.stdout.on('data', onData);
-    launcher.once('exit', (code) => fail(new Error(`the launcher exited with ${code}`)));
-  });
+  let platform;
+  try {
+    platform = await launchPlatform(root, {
+      build,
+      env: {
+        ...GENEROUS_LIMITS,
+        NODE_ENV: 'test',
+        PLATFORM_DATA_DIR: dataDir,
+        INTROSPECTION_CLIENT_SECRET: secret,
+        SEED_DEMO_DATA: 'true',
+        LOG_LEVEL: 'warn',
+        ...(databases ? { AUTH_DATABASE_URL: databases.urls.auth, RESOURCE_DATABASE_URL: databases.urls.resource } : {}),
+      },
+    });
+  } catch (error) {
+    await databases?.drop();
+    rmSync(dataDir, { recursive: true, force: true });
+    throw error;
+  }
   return {
-    baseUrl,
+    baseUrl: platform.origin,
     introspection: { clientId: 'resource-server', clientSecret: secret },
-    launcherPid: launcher.pid,
+    launcherPid: platform.launcher.pid,
     /** The last lines the services wrote (for a failure report). */
-    output: () => output,
+    output: platform.output,
     async stop() {
-      if (launcher.exitCode === null) {
-        const exited = new Promise((resolve) => launcher.once('exit', resolve));
-        launcher.kill('SIGTERM');
-        const timer = setTimeout(() => launcher.kill('SIGKILL'), 20_000);
-        await exited;
-        clearTimeout(timer);
-      }
+      await platform.stop();
       await databases?.drop();
       rmSync(dataDir, { recursive: true, force: true });
     },
