@@ -1,5 +1,5 @@
 import { InvalidScopeError } from '@platform/oauth-errors';
-import { formatScopes, parseScopeString, unknownScopes } from '@platform/scopes';
+import { formatScopes, parseScopeString, scopesOutside, unknownScopes } from '@platform/scopes';
 
 /**
  * What a client's registration says about scope. Two separate things:
@@ -46,8 +46,7 @@ export function resolveRequestedScopes(requested: string | undefined, policy: Cl
   const unknown = unknownScopes(scopes);
   if (unknown.length > 0) throw new InvalidScopeError(`Unknown scope: ${listForMessage(unknown)}`);
   if (policy.ceiling !== null) {
-    const allowed = new Set(policy.ceiling);
-    const beyond = scopes.filter((scope) => !allowed.has(scope));
+    const beyond = scopesOutside(scopes, policy.ceiling);
     if (beyond.length > 0) throw new InvalidScopeError(`This client may not be granted scope: ${listForMessage(beyond)}`);
   }
   return parseScopeString(formatScopes(scopes));

@@ -1,5 +1,5 @@
 import { Body, Controller, Header, HttpCode, Post } from '@nestjs/common';
-import { OAUTH_PATHS } from '../discovery/endpoints';
+import { OAUTH_PATHS } from '@platform/contracts';
 import { RegistrationService } from './registration.service';
 
 @Controller()
