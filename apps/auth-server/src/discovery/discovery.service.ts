@@ -2,8 +2,8 @@ import { Inject, Injectable } from '@nestjs/common';
 import { type AuthorizationServerMetadata, OAUTH_PATHS, type OpenIdProviderMetadata } from '@platform/contracts';
 import { AUTHORIZATION_SERVER_SCOPES } from '@platform/scopes';
 import { AUTH_CONFIG, type AuthConfig } from '../config/auth-config';
+import { SUPPORTED_GRANT_TYPES } from '../token/grants/supported-grant-types';
 
-export const SUPPORTED_GRANT_TYPES = ['authorization_code', 'refresh_token'];
 export const TOKEN_ENDPOINT_AUTH_METHODS = ['none', 'client_secret_basic', 'client_secret_post'];
 
 /**
@@ -30,7 +30,7 @@ export class DiscoveryService {
       scopes_supported: [...AUTHORIZATION_SERVER_SCOPES],
       response_types_supported: ['code'],
       response_modes_supported: ['query'],
-      grant_types_supported: SUPPORTED_GRANT_TYPES,
+      grant_types_supported: [...SUPPORTED_GRANT_TYPES],
       code_challenge_methods_supported: ['S256'],
       token_endpoint_auth_methods_supported: TOKEN_ENDPOINT_AUTH_METHODS,
       revocation_endpoint_auth_methods_supported: TOKEN_ENDPOINT_AUTH_METHODS,

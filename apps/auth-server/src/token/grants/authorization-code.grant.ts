@@ -19,7 +19,8 @@ import { challengeOf, isWellFormedVerifier, verifierMatchesChallenge } from './p
  */
 @Injectable()
 export class AuthorizationCodeGrant implements GrantHandler {
-  readonly grantType = 'authorization_code';
+  static readonly grantType = 'authorization_code';
+  readonly grantType = AuthorizationCodeGrant.grantType;
 
   constructor(
     @Inject(AUTH_CONFIG) private readonly config: AuthConfig,

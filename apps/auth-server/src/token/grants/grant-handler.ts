@@ -7,3 +7,4 @@ export interface GrantHandler {
   readonly grantType: string;
   handle(client: RegisteredClient, params: FormParams): Promise<TokenResponse>;
 }
+

@@ -30,7 +30,8 @@ interface RefreshRequest {
  */
 @Injectable()
 export class RefreshTokenGrant implements GrantHandler {
-  readonly grantType = 'refresh_token';
+  static readonly grantType = 'refresh_token';
+  readonly grantType = RefreshTokenGrant.grantType;
 
   constructor(
     @Inject(AUTH_CONFIG) private readonly config: AuthConfig,
