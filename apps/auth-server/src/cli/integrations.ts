@@ -3,6 +3,7 @@ import { formatScopes, parseScopeString, scopesOutside, unknownScopes } from '@p
 import type { PrismaClient } from '../generated/prisma/client';
 import { REDIRECT_URI_PROBLEMS, checkHttpsRedirectUri } from '../clients/redirect-uri';
 import { generateOpaqueToken, hashToken } from '../crypto/tokens';
+import { SUPPORTED_GRANT_TYPES } from '../token/grants/supported-grant-types';
 
 /** Staff-created confidential clients: "registered integrations". */
 export const INTEGRATION_KIND = 'integration';
@@ -94,7 +95,7 @@ export class Integrations {
         applicationType: 'web',
         redirectUris: [...new Set(input.redirectUris)],
         tokenEndpointAuthMethod: authMethod,
-        grantTypes: ['authorization_code', 'refresh_token'],
+        grantTypes: [...SUPPORTED_GRANT_TYPES],
         responseTypes: ['code'],
         scope: formatScopes(defaults),
         scopeCeiling: ceiling ? formatScopes(ceiling) : null,

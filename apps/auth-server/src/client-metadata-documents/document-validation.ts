@@ -2,6 +2,7 @@ import { formatScopes, isScope, parseScopeString } from '@platform/scopes';
 import { z } from 'zod';
 import { checkHttpsRedirectUri, checkRedirectUri } from '../clients/redirect-uri';
 import { MetadataDocumentError } from './errors';
+import { SUPPORTED_GRANT_TYPES } from '../token/grants/supported-grant-types';
 
 /** What a valid document says, in the shape the rest of the server uses for clients. */
 export interface MetadataDocumentClient {
@@ -24,7 +25,7 @@ export interface MetadataDocumentClient {
 
 const MAX_REDIRECT_URIS = 20;
 const MAX_URI_LENGTH = 2000;
-const SUPPORTED_GRANTS = new Set(['authorization_code', 'refresh_token']);
+const SUPPORTED_GRANTS: ReadonlySet<string> = new Set(SUPPORTED_GRANT_TYPES);
 const printable = (value: string) => !/[\p{Cc}\p{Cf}]/u.test(value);
 
 /**

@@ -1,8 +1,8 @@
 import type { TokenRevokedEvent } from '@platform/contracts';
 import { ServiceMetrics } from '@platform/observability';
 import { Counter } from 'prom-client';
+import { SUPPORTED_GRANT_TYPES } from '../token/grants/supported-grant-types';
 
-const GRANT_TYPES = ['authorization_code', 'refresh_token'];
 const REVOCATION_REASONS: TokenRevokedEvent['reason'][] = ['revocation', 'refresh_token_reuse', 'code_replay'];
 
 /** The authorization server's registry: HTTP and process metrics, tokens issued, revocations. */
@@ -24,7 +24,7 @@ export class AuthMetrics extends ServiceMetrics {
   constructor() {
     super();
     // Every series exists from the start, so rate() and alerts see 0 rather than nothing.
-    for (const grantType of GRANT_TYPES) this.tokensIssued.inc({ grant_type: grantType }, 0);
+    for (const grantType of SUPPORTED_GRANT_TYPES) this.tokensIssued.inc({ grant_type: grantType }, 0);
     for (const reason of REVOCATION_REASONS) this.revocations.inc({ reason }, 0);
   }
 

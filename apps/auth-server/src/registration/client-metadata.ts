@@ -3,6 +3,7 @@ import { InvalidClientMetadataError, InvalidRedirectUriError } from '@platform/o
 import { formatScopes, parseScopeString, unknownScopes } from '@platform/scopes';
 import { z } from 'zod';
 import { REDIRECT_URI_PROBLEMS, checkRedirectUri } from '../clients/redirect-uri';
+import { SUPPORTED_GRANT_TYPES } from '../token/grants/supported-grant-types';
 
 export const MAX_REDIRECT_URIS = 10;
 const MAX_URI_LENGTH = 2000;
@@ -15,10 +16,10 @@ const MetadataSchema = z.object({
   application_type: z.literal('native').default('native'),
   token_endpoint_auth_method: z.enum(['none', 'client_secret_post', 'client_secret_basic']).default('none'),
   grant_types: z
-    .array(z.enum(['authorization_code', 'refresh_token']))
+    .array(z.enum(SUPPORTED_GRANT_TYPES))
     .min(1)
-    .max(2)
-    .default(['authorization_code', 'refresh_token'])
+    .max(SUPPORTED_GRANT_TYPES.length)
+    .default([...SUPPORTED_GRANT_TYPES])
     .refine((grants) => grants.includes('authorization_code'), 'must include authorization_code'),
   response_types: z.array(z.literal('code')).min(1).max(1).default(['code']),
   scope: z.string().max(2000).optional(),
