@@ -173,9 +173,14 @@ const cases: Case[] = [
     expected: { response: INACTIVE, lookups: [] },
   },
   {
-    name: 'the resource server id with a wrong secret → invalid_client',
+    name: 'the resource server id with a wrong secret in Basic → invalid_client with the Basic challenge (RFC 6749 §5.2)',
     request: { body: { token: ACCESS_A }, authorization: basic(RS.id, 'wrong') },
-    expected: { error: InvalidClientError, code: 'invalid_client', description: 'Client authentication failed', detail: 'wrong resource server secret', lookups: [] },
+    expected: { error: InvalidClientError, code: 'invalid_client', description: 'Client authentication failed', detail: 'wrong resource server secret', basicChallenge: true, lookups: [] },
+  },
+  {
+    name: 'the resource server id with a wrong secret in the body → invalid_client, no challenge',
+    request: { body: { token: ACCESS_A, client_id: RS.id, client_secret: 'wrong' } },
+    expected: { error: InvalidClientError, code: 'invalid_client', description: 'Client authentication failed', detail: 'wrong resource server secret', basicChallenge: false, lookups: [] },
   },
   {
     name: 'the resource server id without a secret → invalid_client',

@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { IntrospectionResponse } from '@platform/contracts';
 import { InvalidClientError } from '@platform/oauth-errors';
 import { ClientAuthenticator } from '../client-auth/client-authenticator';
-import { readClientCredentials } from '../client-auth/client-credentials';
+import { basicChallenge, readClientCredentials } from '../client-auth/client-credentials';
 import { FormParams } from '../http/form-params';
 import { AUTH_CONFIG, type AuthConfig } from '../config/auth-config';
 import { hashesEqual, hashToken } from '../crypto/tokens';
@@ -77,7 +77,9 @@ export class IntrospectionService {
       if (credentials.clientSecret && hashesEqual(hashToken(credentials.clientSecret), this.resourceServerSecretHash)) {
         return { kind: 'resource-server' };
       }
-      throw new InvalidClientError('Client authentication failed', 'wrong resource server secret');
+      // RFC 6749 §5.2: a client that tried HTTP Basic MUST get a WWW-Authenticate challenge with the 401.
+      const error = new InvalidClientError('Client authentication failed', 'wrong resource server secret');
+      throw credentials.viaBasic ? basicChallenge(error) : error;
     }
     const client = await this.clientAuth.authenticate(credentials);
     if (client.tokenEndpointAuthMethod === 'none') {
