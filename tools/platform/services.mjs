@@ -41,17 +41,23 @@ export function portOf(service, env = process.env) {
 }
 
 /**
- * V8 flags of the service processes that `npm start` runs (issue 12).
- * --max-semi-space-size=4: V8's default lets the young generation grow to two 16 MB semi-spaces,
- *   and after any burst of requests all 32 MB stay resident (new_space was 31-32 MB physical in
- *   every service after a short workload while 2-10 MB of it was live); 4 MB caps it at 8 MB.
- *   Under the bench's sustained load the auth server's heap grew to 93-193 MB (49-56 MB live
- *   after GC) with every semi-space tried (16, 8, 4, 2 MB): that is V8's heap-growing heuristic at
- *   a high allocation rate, not the young generation, and --max-old-space-size is what bounds it.
+ * V8 flags of the service processes that `npm start` runs (issue 12), and the bench with them.
  * --max-old-space-size=384: a ceiling, not a reservation; each service's old generation holds
  *   20-50 MB after GC, so a leak ends in a crash with a clear message rather than in swap.
  */
-export const SERVICE_NODE_ARGS = Object.freeze(['--max-semi-space-size=4', '--max-old-space-size=384']);
+export const SERVICE_NODE_ARGS = Object.freeze(['--max-old-space-size=384']);
+
+/**
+ * The embedded mode adds --max-semi-space-size=4. V8's default lets the young generation grow to
+ * two 16 MB semi-spaces, and after any burst of requests all 32 MB stay resident (new_space was
+ * 31-32 MB physical in every service after a short workload while 2-10 MB of it was live); 4 MB
+ * caps it at 8 MB, ~20 MB less per service, which the embedded platform's 600 MB needs. It is not
+ * for servers under load: scavenges four times as often cost ~20 % more CPU per request (bench,
+ * same run: anonymous course list 301 → 378 µs, refresh grant 619 → 760 µs). Under sustained load
+ * the auth server's heap grew to 93-193 MB (49-56 MB live after GC) with every semi-space tried
+ * (16, 8, 4, 2 MB): V8's heap-growing heuristic at a high allocation rate, not the young generation.
+ */
+export const EMBEDDED_SERVICE_NODE_ARGS = Object.freeze([...SERVICE_NODE_ARGS, '--max-semi-space-size=4']);
 
 /**
  * glibc malloc settings of every service process, read by glibc at process start (so they can

@@ -12,13 +12,14 @@ import { prepareServerDatabases, startEmbeddedDatabases, stopDatabases } from '.
 import { acquireDataLock } from './lock.mjs';
 import { relayEventBus, startChild, stopChild, waitForMessage, waitUntilListening } from './processes.mjs';
 import { loadOrCreateSecrets } from './secrets.mjs';
-import { GATEWAY, SERVICE_NODE_ARGS, existingServices, mainOf, portOf, serviceProcessEnv } from './services.mjs';
+import { EMBEDDED_SERVICE_NODE_ARGS, GATEWAY, SERVICE_NODE_ARGS, existingServices, mainOf, portOf, serviceProcessEnv } from './services.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '../..');
 const env = process.env;
 // PLATFORM_DATA_DIR: where the embedded mode keeps its data (tests point it at a temporary folder).
 const dataDir = env.PLATFORM_DATA_DIR ? resolve(env.PLATFORM_DATA_DIR) : join(root, '.data');
 const embedded = !env.DATABASE_URL;
+const nodeArgs = embedded ? EMBEDDED_SERVICE_NODE_ARGS : SERVICE_NODE_ARGS;
 const host = env.HOST || '127.0.0.1';
 const gatewayPort = Number(env.PORT || 3000);
 const publicBaseUrl = env.PUBLIC_BASE_URL || `http://127.0.0.1:${gatewayPort}`;
@@ -71,7 +72,7 @@ async function startServices(services, secret) {
   const shared = commonEnv(services, secret);
   const children = services.map((service) => {
     const serviceEnv = serviceProcessEnv({ ...shared, DATABASE_URL: state.databases[service.name].url });
-    const child = startChild(service.project, mainOf(root, service.project), serviceEnv, root, SERVICE_NODE_ARGS);
+    const child = startChild(service.project, mainOf(root, service.project), serviceEnv, root, nodeArgs);
     watchForCrash(child);
     return child;
   });
@@ -86,7 +87,7 @@ async function startServices(services, secret) {
 async function startGateway(services) {
   const upstreams = Object.fromEntries(services.map((service) => [service.urlVar, env[service.urlVar] || serviceUrl(service)]));
   const gatewayEnv = serviceProcessEnv({ ...env, ...upstreams, HOST: host, PORT: String(gatewayPort), LOG_LEVEL: env.LOG_LEVEL || 'warn' });
-  state.gateway = startChild(GATEWAY.name, mainOf(root, GATEWAY.project), gatewayEnv, root, SERVICE_NODE_ARGS);
+  state.gateway = startChild(GATEWAY.name, mainOf(root, GATEWAY.project), gatewayEnv, root, nodeArgs);
   watchForCrash(state.gateway);
   // The gateway says so once listen() has returned, i.e. after its own "listening" log line:
   // the banner must come after everything the platform prints while starting.
