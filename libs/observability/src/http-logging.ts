@@ -4,7 +4,7 @@ import type { Params } from 'nestjs-pino';
 import { Store, storage } from 'nestjs-pino/storage';
 import pino, { type DestinationStream, type Level, type Logger, type LoggerOptions } from 'pino';
 import type { Options as PinoHttpOptions } from 'pino-http';
-import { defaultLogDestination } from './log-format';
+import { defaultLogDestination, defaultRequestLogDestination } from './log-format';
 import type { LogLevel } from './operations-config';
 import { isOperationalPath } from './operational-paths';
 import { censor, censoredHeaders, pathOf, REDACT_PATHS } from './redaction';
@@ -124,8 +124,7 @@ export type RequestLoggingMiddleware = (req: IncomingMessage, res: ServerRespons
  * synthetic Error per 5xx on every request, ~12 µs of CPU more than the line itself (issue 12).
  */
 export function requestLogging(options: LoggingOptions): RequestLoggingMiddleware {
-  const destination = options.destination ?? defaultLogDestination();
-  const root = pino(serviceLoggerOptions(options), destination as DestinationStream);
+  const root = pino(serviceLoggerOptions(options), options.destination ?? defaultRequestLogDestination());
   return (req, res, next) => {
     // Fastify has already taken the id (FastifyAdapter genReqId) and middie copied it to the raw request.
     const raw = req as LoggedIncomingMessage;

@@ -1,7 +1,7 @@
 import pino from 'pino';
 import { PassThrough } from 'node:stream';
 import { baseLoggerOptions } from './http-logging';
-import { humanLogStream, humanMessage, logFormat } from './log-format';
+import { defaultRequestLogDestination, humanLogStream, humanMessage, logFormat } from './log-format';
 
 describe('logFormat: readable lines for a person at a terminal, JSON lines otherwise', () => {
   it.each([
@@ -41,5 +41,15 @@ describe('readable lines', () => {
     expect(lines[1]).toMatch(/WARN: \[resource-server\] Storage: disk nearly full \{"free":3\}$/);
     expect(text).not.toContain('cookie');
     expect(text).not.toContain('abc');
+  });
+});
+
+describe('defaultRequestLogDestination', () => {
+  it('writes JSON request lines asynchronously (coalesced writes), readable lines synchronously', () => {
+    const json = defaultRequestLogDestination({ LOG_FORMAT: 'json' }, { isTTY: false }) as unknown as { sync: boolean; fd: number };
+    expect(json.sync).toBe(false);
+    expect(json.fd).toBe(1);
+    const readable = defaultRequestLogDestination({ LOG_FORMAT: 'pretty' }, { isTTY: true }) as unknown as { sync?: boolean };
+    expect(readable.sync).not.toBe(false);
   });
 });
