@@ -244,7 +244,7 @@ function poolSize(ctx, id, seconds, warmup) {
  * minutes preparing each round. Pools stop here; a run that uses its pool up stops early and
  * says so, and its rate is over the time it ran.
  */
-const MAX_POOL = 6000;
+const MAX_POOL = 3000;
 
 // ---- the cases -------------------------------------------------------------------------------
 const COURSES = '/api/v1/courses?limit=5';
