@@ -25,7 +25,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { testClientAddresses } from './client-address.mjs';
 import envTools from './generate-env.cjs';
-import { freePort } from '../platform/fresh-databases.mjs';
+import { freePort } from '../platform/free-port.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '../..');
 const PROJECT = process.env.TEST_COMPOSE_PROJECT || 'course-platform-e2e';

@@ -1,8 +1,9 @@
 // Fresh, uniquely named databases on a PostgreSQL server (the one of DATABASE_URL), one per
 // service, for a run that must not touch anyone else's data (bench, load); drop() removes them.
 import { randomBytes } from 'node:crypto';
-import { createServer } from 'node:net';
 import pg from 'pg';
+
+export { freePort } from './free-port.mjs';
 
 /** `{ urls: { auth, resource }, names, drop }` for databases named `<prefix>_<service>_<suffix>`. */
 export async function createFreshDatabases(serverUrl, prefix, suffix = randomBytes(4).toString('hex')) {
@@ -33,16 +34,4 @@ export async function createFreshDatabases(serverUrl, prefix, suffix = randomByt
       }
     },
   };
-}
-
-/** A loopback port nobody listens on right now. */
-export function freePort() {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address();
-      server.close(() => resolve(port));
-    });
-  });
 }

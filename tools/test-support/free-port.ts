@@ -1,7 +1,7 @@
 import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
 
-/** A TCP port free on 127.0.0.1 right now (the one copy for TypeScript; tools/platform/fresh-databases.mjs has the launcher's). */
+/** A TCP port free on 127.0.0.1 right now (the one copy for TypeScript; tools/platform/free-port.mjs has the scripts'). */
 export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer();
