@@ -12,6 +12,7 @@ import { type ClientScopePolicy, resolveRequestedScopes } from '../clients/scope
 import { resolveResource } from '../resources/resource-indicator';
 import { AuthorizationRedirectError } from './errors';
 import type { RequestParams } from './request-params';
+import { AUTHORIZATION_CODE_GRANT } from '../token/grants/supported-grant-types';
 
 /** What the authorization endpoint needs to know about a registered client. */
 export interface AuthorizationClient {
@@ -140,7 +141,7 @@ export async function validateAuthorizationRequest(
   const responseType = single('response_type');
   if (responseType === undefined) throw back(new InvalidRequestError('The response_type parameter is missing'));
   if (responseType !== 'code') throw back(new UnsupportedResponseTypeError('Only response_type=code is supported'));
-  if (!client.responseTypes.includes('code') || !client.grantTypes.includes('authorization_code')) {
+  if (!client.responseTypes.includes('code') || !client.grantTypes.includes(AUTHORIZATION_CODE_GRANT)) {
     throw back(new UnauthorizedClientError('This client is not registered for the authorization code flow'));
   }
 

@@ -8,6 +8,7 @@ import { AuthMetrics } from '../observability/auth-metrics';
 import { AuthorizationCodeGrant } from './grants/authorization-code.grant';
 import type { GrantHandler } from './grants/grant-handler';
 import { RefreshTokenGrant } from './grants/refresh-token.grant';
+import { SUPPORTED_GRANT_TYPES } from './grants/supported-grant-types';
 
 /** The token endpoint: read the grant type, authenticate the client, run the grant. */
 @Injectable()
@@ -22,6 +23,11 @@ export class TokenService {
     @Optional() private readonly metrics?: AuthMetrics,
   ) {
     this.grants = new Map([authorizationCode, refreshToken].map((grant) => [grant.grantType, grant]));
+    // Discovery advertises SUPPORTED_GRANT_TYPES: the handlers must be exactly those.
+    const handled = [...this.grants.keys()].sort().join(' ');
+    if (handled !== [...SUPPORTED_GRANT_TYPES].sort().join(' ')) {
+      throw new Error(`The token endpoint's grant handlers (${handled}) are not SUPPORTED_GRANT_TYPES (${SUPPORTED_GRANT_TYPES.join(' ')})`);
+    }
   }
 
   async exchange(body: unknown, authorization?: string): Promise<TokenResponse> {

@@ -28,11 +28,13 @@ export function renderScopeTable(scopes: DocumentsOptions['scopes']): string {
  * The walkthrough's shell helper: prints one member (a dotted path: `authorization_servers.0`) of the
  * JSON document on stdin, or prints the document to stderr and fails when the member is absent (an
  * error answer stops the script). `jq -r .member` does the same where jq is installed.
+ * Every `node -e` of the walkthrough passes its values after `--`: a value that begins with '-' (a
+ * base64url PKCE verifier does, one time in 64) would otherwise be read as an option of node.
  */
 export const JSON_HELPER =
   `json() { node -e 'let s="";process.stdin.on("data",d=>s+=d).on("end",()=>{` +
   `const v=process.argv[1].split(".").reduce((o,k)=>o==null?o:o[k],JSON.parse(s));` +
-  `if(v==null){console.error(s);process.exit(1)}console.log(v)})' "$1"; }`;
+  `if(v==null){console.error(s);process.exit(1)}console.log(v)})' -- "$1"; }`;
 
 /** A one-line listener on the redirect URI's port: prints the callback's path and query, then exits. */
 export const CALLBACK_LISTENER =
@@ -44,7 +46,7 @@ export const CALLBACK_CHECK =
   `if(p.get('state')!==process.argv[2])throw Error('state does not match');` +
   `if(p.get('iss')!==process.argv[3])throw Error('iss is not the issuer');` +
   `if(p.get('error'))throw Error(p.get('error')+': '+p.get('error_description'));` +
-  `console.log(p.get('code'))" "$CALLBACK" "$STATE" "$ISSUER")`;
+  `console.log(p.get('code'))" -- "$CALLBACK" "$STATE" "$ISSUER")`;
 
 /** The line the walkthrough prints before it waits for the browser (tests watch for it). */
 export const OPEN_BROWSER_PROMPT = 'Open this URL in your browser:';
@@ -142,7 +144,7 @@ PKCE is required, and only \`S256\` (RFC 7636): the verifier is 43 to 128 charac
 
 \`\`\`bash
 VERIFIER=$(node -e "console.log(require('crypto').randomBytes(32).toString('base64url'))")
-CHALLENGE=$(node -e "console.log(require('crypto').createHash('sha256').update(process.argv[1]).digest('base64url'))" "$VERIFIER")
+CHALLENGE=$(node -e "console.log(require('crypto').createHash('sha256').update(process.argv[1]).digest('base64url'))" -- "$VERIFIER")
 STATE=$(node -e "console.log(require('crypto').randomBytes(16).toString('hex'))")
 \`\`\`
 

@@ -11,6 +11,7 @@ import { TokenIssuer } from '../token-issuer';
 import { type ConsumedCodeRow, TokenQueries } from '../token-queries';
 import type { GrantHandler } from './grant-handler';
 import { challengeOf, isWellFormedVerifier, verifierMatchesChallenge } from './pkce';
+import { AUTHORIZATION_CODE_GRANT, REFRESH_TOKEN_GRANT } from './supported-grant-types';
 
 /**
  * RFC 6749 §4.1.3 with PKCE (RFC 7636 §4.5–4.6). The usual request is one statement: consume
@@ -19,8 +20,7 @@ import { challengeOf, isWellFormedVerifier, verifierMatchesChallenge } from './p
  */
 @Injectable()
 export class AuthorizationCodeGrant implements GrantHandler {
-  static readonly grantType = 'authorization_code';
-  readonly grantType = AuthorizationCodeGrant.grantType;
+  readonly grantType = AUTHORIZATION_CODE_GRANT;
 
   constructor(
     @Inject(AUTH_CONFIG) private readonly config: AuthConfig,
@@ -44,7 +44,7 @@ export class AuthorizationCodeGrant implements GrantHandler {
 
     const codeHash = hashToken(code);
     const consumption: { code: ConsumedCodeRow | null } = { code: null };
-    const issued = await this.issuer.issue(client.grantTypes.includes('refresh_token'), async (tokens) => {
+    const issued = await this.issuer.issue(client.grantTypes.includes(REFRESH_TOKEN_GRANT), async (tokens) => {
       // RFC 6749 §4.1.2: "The client MUST NOT use the authorization code more than once." One
       // statement consumes it (of parallel ones, exactly one) and issues when the checks pass.
       consumption.code = await this.queries.consumeCodeAndIssue(codeHash, client.id, redirectUri, challengeOf(verifier), tokens);

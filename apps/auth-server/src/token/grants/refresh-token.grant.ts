@@ -12,6 +12,7 @@ import { type IssuedTokens, TokenIssuer } from '../token-issuer';
 import { TokenQueries } from '../token-queries';
 import type { GrantHandler } from './grant-handler';
 import { decideRefresh } from './refresh-reuse';
+import { REFRESH_TOKEN_GRANT } from './supported-grant-types';
 
 const INVALID = 'The refresh token is invalid, expired or revoked';
 
@@ -30,8 +31,7 @@ interface RefreshRequest {
  */
 @Injectable()
 export class RefreshTokenGrant implements GrantHandler {
-  static readonly grantType = 'refresh_token';
-  readonly grantType = RefreshTokenGrant.grantType;
+  readonly grantType = REFRESH_TOKEN_GRANT;
 
   constructor(
     @Inject(AUTH_CONFIG) private readonly config: AuthConfig,
