@@ -1,5 +1,12 @@
 export * from './oauth-error';
 export { toOAuthError } from './to-oauth-error';
+export {
+  registerErrorClassifier,
+  causeChain,
+  hasCodeInChain,
+  internalDetailOf,
+  type ErrorClassifier,
+} from './error-classifiers';
 export { bearerChallenge, type BearerChallenge } from './www-authenticate';
 export { OAuthExceptionFilter, sendOAuthError } from './oauth-exception.filter';
 export { frameworkErrorOptions } from './framework-errors';

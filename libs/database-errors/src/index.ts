@@ -1,0 +1,1 @@
+export { databaseErrorClassifier } from './database-error-classifier';
