@@ -1,17 +1,13 @@
 import { type ArgumentsHost, Catch, type ExceptionFilter, Inject, Logger } from '@nestjs/common';
-import { toOAuthError } from '@platform/oauth-errors';
 import type { FastifyReply } from 'fastify';
 import { AUTH_CONFIG, type AuthConfig } from '../config/auth-config';
-import { sendHtml, sendRedirect } from '../pages/html-response';
-import { renderErrorPage } from '../pages/pages';
-import { AuthorizationRedirectError } from './errors';
-import { errorResponseUrl } from './redirect';
+import { outcomeOfError } from './authorize-outcome';
+import { writeAuthorizeResponse } from './authorize-response';
 
 /**
- * The authorization endpoint's errors. Once client_id and redirect_uri are validated, errors
- * go back to the client (RFC 6749 §4.1.2.1, with `iss` per RFC 9207); before that, and for
- * anything unexpected, the user gets an HTML page: never JSON, a stack trace or a redirect
- * to an unverified URI.
+ * The authorization endpoint's errors (and the connected-apps page's): outcomeOfError()
+ * decides between a redirect to the client and an HTML page (never JSON, a stack trace or a
+ * redirect to an unverified URI), and the endpoint's one writer sends it.
  */
 @Catch()
 export class AuthorizeExceptionFilter implements ExceptionFilter {
@@ -21,38 +17,13 @@ export class AuthorizeExceptionFilter implements ExceptionFilter {
 
   catch(exception: unknown, host: ArgumentsHost): void {
     const reply = host.switchToHttp().getResponse<FastifyReply>();
-    if (exception instanceof AuthorizationRedirectError) {
-      const { oauthError: error } = exception;
-      this.logger.debug(`${error.error}: ${error.internalDetail ?? error.description}`);
-      if (!reply.sent) {
-        sendRedirect(reply, errorResponseUrl(exception.redirectUri, error, exception.state, this.config.issuer));
-      }
-      return;
-    }
-
-    const error = toOAuthError(exception);
-    if (error.status >= 500) {
-      this.logger.error(
-        `${error.error}: ${error.internalDetail ?? error.description}`,
-        exception instanceof Error ? exception.stack : undefined,
-      );
+    const { error, outcome } = outcomeOfError(exception, this.config.issuer);
+    const message = `${error.error}: ${error.internalDetail ?? error.description}`;
+    if (outcome.kind === 'error-page' && error.status >= 500) {
+      this.logger.error(message, exception instanceof Error ? exception.stack : undefined);
     } else {
-      this.logger.debug(`${error.error}: ${error.internalDetail ?? error.description}`);
+      this.logger.debug(message);
     }
-    if (reply.sent) return;
-    const page =
-      error.status >= 500
-        ? renderErrorPage({
-            heading: 'Something went wrong',
-            description:
-              error.status === 503
-                ? 'The sign-in service is temporarily unavailable.'
-                : 'The sign-in service ran into an unexpected problem.',
-            advice: 'Wait a moment, then go back to the application and start the sign-in again.',
-          })
-        : renderErrorPage({ description: error.description, code: error.error });
-    // E.g. Retry-After on the 429 of a locked sign-in.
-    for (const [name, value] of Object.entries(error.headers)) reply.header(name, value);
-    sendHtml(reply, error.status, page);
+    if (!reply.sent) writeAuthorizeResponse(reply, outcome);
   }
 }

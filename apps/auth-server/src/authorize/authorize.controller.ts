@@ -1,12 +1,19 @@
 import { Controller, Get, Post, Req, Res, UseFilters } from '@nestjs/common';
 import { OAUTH_PATHS } from '@platform/contracts';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { sendHtml, sendRedirect } from '../pages/html-response';
+import { parseCookies } from '../sessions/cookies';
+import type { BrowserRequest } from './authorize-outcome';
+import { writeAuthorizeResponse } from './authorize-response';
 import { AuthorizeExceptionFilter } from './authorize-exception.filter';
-import { type AuthorizeOutcome, AuthorizeService, CONSENT_ACTION, LOGIN_ACTION } from './authorize.service';
+import { AuthorizeService } from './authorize.service';
+import { CONSENT_ACTION, LOGIN_ACTION } from './paths';
 import { paramsFromBody, paramsFromUrl } from './request-params';
 
-/** Browser-facing: answers with HTML pages and 303 redirects, never JSON. */
+/**
+ * Browser-facing: answers with HTML pages and 303 redirects, never JSON. Each handler reads
+ * plain values from the request, lets AuthorizeService decide, and writes its outcome; a
+ * thrown error takes the same writer through AuthorizeExceptionFilter.
+ */
 @Controller()
 @UseFilters(AuthorizeExceptionFilter)
 export class AuthorizeController {
@@ -14,27 +21,26 @@ export class AuthorizeController {
 
   @Get(OAUTH_PATHS.authorization)
   async authorize(@Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
-    send(reply, await this.flow.authorize(paramsFromUrl(request.url), { request, reply }));
+    writeAuthorizeResponse(reply, await this.flow.authorize(paramsFromUrl(request.url), browserOf(request)));
   }
 
   /** OpenID Connect Core §3.1.2.1: the authorization endpoint MUST support POST as well. */
   @Post(OAUTH_PATHS.authorization)
   async authorizeByPost(@Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
-    send(reply, await this.flow.authorize(paramsFromBody(request.body), { request, reply }));
+    writeAuthorizeResponse(reply, await this.flow.authorize(paramsFromBody(request.body), browserOf(request)));
   }
 
   @Post(LOGIN_ACTION)
   async login(@Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
-    send(reply, await this.flow.login(paramsFromBody(request.body), { request, reply }));
+    writeAuthorizeResponse(reply, await this.flow.login(paramsFromBody(request.body), browserOf(request)));
   }
 
   @Post(CONSENT_ACTION)
   async consent(@Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
-    send(reply, await this.flow.consent(paramsFromBody(request.body), { request, reply }));
+    writeAuthorizeResponse(reply, await this.flow.consent(paramsFromBody(request.body), browserOf(request)));
   }
 }
 
-function send(reply: FastifyReply, outcome: AuthorizeOutcome): void {
-  if (outcome.kind === 'redirect') sendRedirect(reply, outcome.location);
-  else sendHtml(reply, outcome.status, outcome.html, outcome.imageSources, outcome.formTargets);
+function browserOf(request: FastifyRequest): BrowserRequest {
+  return { cookies: parseCookies(request.headers.cookie), ip: request.ip };
 }

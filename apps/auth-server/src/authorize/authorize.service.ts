@@ -1,47 +1,42 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { OAUTH_PATHS } from '@platform/contracts';
 import { AccessDeniedError, type OAuthError } from '@platform/oauth-errors';
-import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AccountsService } from '../accounts/accounts.service';
 import { BrandingService } from '../branding/branding.service';
 import { ClientDirectory, type DirectoryClient, scopePolicyOf } from '../client-metadata-documents';
 import { AUTH_CONFIG, type AuthConfig } from '../config/auth-config';
 import { generateOpaqueToken, hashToken } from '../crypto/tokens';
-import { imageSourcesOf, renderConsentPage, renderLoginPage } from '../pages/pages';
 import { type ActiveSession, SessionService } from '../sessions/session.service';
 import { type AuthorizationClient, type AuthorizationRequest, validateAuthorizationRequest } from './authorization-request';
+import {
+  type AuthorizeOutcome,
+  type BrowserRequest,
+  codeToClient,
+  type ConsentOutcome,
+  type ConsentProblem,
+  type SignInOutcome,
+  type SignInProblem,
+} from './authorize-outcome';
 import { AuthorizeRepository } from './authorize.repository';
 import { CSRF_FIELD, CSRF_PURPOSE, CsrfTokens } from './csrf';
 import { AuthorizationRedirectError, ConsentRequiredError, LoginRequiredError } from './errors';
-import { authorizationResponseUrl } from './redirect';
 import { type RequestParams, toSearchParams } from './request-params';
 
-/** The browser exchange: cookies are read from the request and set on the reply. */
-export interface HttpExchange {
-  request: FastifyRequest;
-  reply: FastifyReply;
-}
+/** @deprecated for connected-apps.service.ts only, which should import it from pages/http-exchange.ts. */
+export type { HttpExchange } from '../pages/http-exchange';
 
-export type AuthorizeOutcome =
-  | { kind: 'page'; status: number; html: string; /** CSP img-src sources the page needs (the school's logo). */ imageSources: string[]; /** CSP form-action origins beyond loopback: an https redirect_uri's. */ formTargets?: string[] }
-  | { kind: 'redirect'; location: string };
-
-export const LOGIN_ACTION = `${OAUTH_PATHS.authorization}/login`;
-export const CONSENT_ACTION = `${OAUTH_PATHS.authorization}/consent`;
-
-export const MESSAGES = {
-  badCredentials: 'Email or password is incorrect.',
-  loginFormExpired: 'Your sign-in form expired. Please enter your email and password again.',
-  consentFormExpired: 'This form expired or was not sent from this page. Review the request and choose again.',
-  sessionEnded: 'Your session has ended. Sign in again to continue.',
-  noDecision: 'Choose Approve or Deny.',
-} as const;
+/** RFC 5321 §4.5.3.1: no email address is longer; a longer value is not echoed whole. */
+const MAX_EMAIL_LENGTH = 320;
 
 /**
  * The authorization endpoint (RFC 6749 §4.1.1–4.1.2): validate the request, make sure the
  * user is signed in, ask for consent, and answer the client with a code or an error.
  * Every step re-validates the whole request: the pending request travels in the forms'
  * fields and is never trusted as it comes back.
+ *
+ * It decides and returns an AuthorizeOutcome from plain values, and throws typed errors
+ * (AuthorizationRedirectError once the redirect URI is known, OAuthError before); it never
+ * sees the HTTP exchange and renders nothing: authorize-response.ts writes the outcome.
  */
 @Injectable()
 export class AuthorizeService {
@@ -55,50 +50,47 @@ export class AuthorizeService {
     @Inject(AUTH_CONFIG) private readonly config: AuthConfig,
   ) {}
 
-  /** GET (or POST) /oauth/authorize: the login page, the consent page, or an error. */
-  async authorize(params: RequestParams, http: HttpExchange): Promise<AuthorizeOutcome> {
+  /** GET (or POST) /oauth/authorize: the sign-in page, the consent page, or an error. */
+  async authorize(params: RequestParams, browser: BrowserRequest): Promise<AuthorizeOutcome> {
     const request = await this.validate(params);
-    const session = await this.sessions.findActive(http.request);
+    const session = await this.sessions.findActiveSession(browser.cookies);
     if (request.prompts.has('none')) {
       // OpenID Connect Core §3.1.2.1: with prompt=none, no page may be shown. Consent is
       // asked on every authorization, so a signed-in user still cannot be answered silently.
       throw this.backToClient(request, session ? new ConsentRequiredError() : new LoginRequiredError());
     }
     if (!session || request.prompts.has('login') || request.prompts.has('select_account') || signInTooOld(request, session)) {
-      return this.loginPage(request, http, 200);
+      return this.signIn(request, browser);
     }
-    return this.consentPage(request, session, http, 200);
+    return this.askConsent(request, session, browser);
   }
 
   /** POST /oauth/authorize/login */
-  async login(params: RequestParams, http: HttpExchange): Promise<AuthorizeOutcome> {
+  async login(params: RequestParams, browser: BrowserRequest): Promise<AuthorizeOutcome> {
     const request = await this.validate(params);
     const email = formField(params, 'email') ?? '';
-    if (!this.csrf.verify(http.request, formField(params, CSRF_FIELD), CSRF_PURPOSE.login)) {
-      return this.loginPage(request, http, 403, { email, error: MESSAGES.loginFormExpired });
+    if (!this.csrf.verifyToken(browser.cookies, formField(params, CSRF_FIELD), CSRF_PURPOSE.login)) {
+      return this.signIn(request, browser, { email, problem: 'form-expired' });
     }
-    // request.ip: Fastify resolves X-Forwarded-For with the same TRUSTED_PROXIES as the rate limits.
-    const account = await this.accounts.verifyPassword(email, formField(params, 'password') ?? '', http.request.ip);
-    if (!account) {
-      // One message for an unknown email and a wrong password: the page must not reveal
-      // which emails have an account.
-      return this.loginPage(request, http, 401, { email, error: MESSAGES.badCredentials, invalid: true });
-    }
-    await this.sessions.create(http.request, http.reply, account.id);
-    return { kind: 'redirect', location: `${OAUTH_PATHS.authorization}?${afterLoginQuery(request)}` };
+    const account = await this.accounts.verifyPassword(email, formField(params, 'password') ?? '', browser.ip);
+    // An unknown email and a wrong password are one problem: the page must not reveal which
+    // emails have an account.
+    if (!account) return this.signIn(request, browser, { email, problem: 'bad-credentials' });
+    const { setCookie } = await this.sessions.start(browser.cookies, account.id);
+    return { kind: 'signed-in', location: `${OAUTH_PATHS.authorization}?${afterLoginQuery(request)}`, setCookies: [setCookie] };
   }
 
   /** POST /oauth/authorize/consent */
-  async consent(params: RequestParams, http: HttpExchange): Promise<AuthorizeOutcome> {
+  async consent(params: RequestParams, browser: BrowserRequest): Promise<AuthorizeOutcome> {
     const request = await this.validate(params);
-    const session = await this.sessions.findActive(http.request);
-    if (!session) return this.loginPage(request, http, 401, { error: MESSAGES.sessionEnded });
-    if (!this.csrf.verify(http.request, formField(params, CSRF_FIELD), CSRF_PURPOSE.consent(session.id, request.scope))) {
-      return this.consentPage(request, session, http, 403, MESSAGES.consentFormExpired);
+    const session = await this.sessions.findActiveSession(browser.cookies);
+    if (!session) return this.signIn(request, browser, { problem: 'session-ended' });
+    if (!this.csrf.verifyToken(browser.cookies, formField(params, CSRF_FIELD), CSRF_PURPOSE.consent(session.id, request.scope))) {
+      return this.askConsent(request, session, browser, 'form-expired');
     }
     const decision = formField(params, 'decision');
     if (decision === 'deny') throw this.backToClient(request, new AccessDeniedError('The user denied the request'));
-    if (decision !== 'approve') return this.consentPage(request, session, http, 400, MESSAGES.noDecision);
+    if (decision !== 'approve') return this.askConsent(request, session, browser, 'no-decision');
 
     const code = generateOpaqueToken();
     const now = new Date();
@@ -118,10 +110,7 @@ export class AuthorizeService {
       },
       now,
     );
-    return {
-      kind: 'redirect',
-      location: authorizationResponseUrl(request.redirectUri, code, request.state, this.config.issuer),
-    };
+    return codeToClient(request.redirectUri, code, request.state, this.config.issuer);
   }
 
   private validate(params: RequestParams): Promise<AuthorizationRequest> {
@@ -136,54 +125,50 @@ export class AuthorizeService {
     return new AuthorizationRedirectError(error, request.redirectUri, request.state);
   }
 
-  /** Nobody is signed in yet: the default school's branding. */
-  private async loginPage(
+  private async signIn(
     request: AuthorizationRequest,
-    http: HttpExchange,
-    status: number,
-    extra: { email?: string; error?: string; invalid?: boolean } = {},
-  ): Promise<AuthorizeOutcome> {
+    browser: BrowserRequest,
+    { email, problem }: { email?: string; problem?: SignInProblem } = {},
+  ): Promise<SignInOutcome> {
+    // Nobody is signed in yet: the default school's branding.
     const branding = await this.branding.forDefaultSchool();
-    const html = renderLoginPage({
+    const { token, setCookie } = this.csrf.issueToken(browser.cookies, CSRF_PURPOSE.login);
+    return {
+      kind: 'sign-in',
+      problem,
       clientName: clientName(request),
-      action: LOGIN_ACTION,
-      csrfToken: this.csrf.issue(http.request, http.reply, CSRF_PURPOSE.login),
-      hidden: request.carried,
-      email: extra.email?.slice(0, 320),
-      error: extra.error,
-      invalid: extra.invalid,
+      email: email?.slice(0, MAX_EMAIL_LENGTH),
       branding,
-    });
-    return { kind: 'page', status, html, imageSources: imageSourcesOf(branding) };
+      form: { csrfToken: token, carried: request.carried },
+      setCookies: setCookie ? [setCookie] : [],
+    };
   }
 
-  /** The signed-in user's school's branding. */
-  private async consentPage(
+  private async askConsent(
     request: AuthorizationRequest,
     session: ActiveSession,
-    http: HttpExchange,
-    status: number,
-    error?: string,
-  ): Promise<AuthorizeOutcome> {
+    browser: BrowserRequest,
+    problem?: ConsentProblem,
+  ): Promise<ConsentOutcome> {
+    // The signed-in user's school's branding.
     const branding = await this.branding.forSchool(session.user.schoolId);
-    const html = renderConsentPage({
-      clientName: clientName(request),
-      redirectHost: new URL(request.redirectUri).host,
-      clientHost: request.client.host ?? undefined,
-      loopbackOnly: request.client.loopbackOnly ?? false,
+    // The token names the session and the scope shown: the approval grants exactly what the user read.
+    const { token, setCookie } = this.csrf.issueToken(browser.cookies, CSRF_PURPOSE.consent(session.id, request.scope));
+    return {
+      kind: 'consent',
+      problem,
+      client: {
+        name: clientName(request),
+        host: request.client.host ?? undefined,
+        loopbackOnly: request.client.loopbackOnly ?? false,
+      },
+      redirectUri: request.redirectUri,
       scopes: request.scopes,
-      userName: session.user.name,
-      userEmail: session.user.email,
-      schoolName: session.user.schoolName,
-      action: CONSENT_ACTION,
-      csrfToken: this.csrf.issue(http.request, http.reply, CSRF_PURPOSE.consent(session.id, request.scope)),
-      hidden: request.carried,
-      error,
+      user: { name: session.user.name, email: session.user.email, schoolName: session.user.schoolName },
       branding,
-    });
-    const redirect = new URL(request.redirectUri);
-    const formTargets = redirect.protocol === 'https:' ? [redirect.origin] : [];
-    return { kind: 'page', status, html, imageSources: imageSourcesOf(branding), formTargets };
+      form: { csrfToken: token, carried: request.carried },
+      setCookies: setCookie ? [setCookie] : [],
+    };
   }
 }
 
@@ -201,6 +186,7 @@ function authorizationClientOf(client: DirectoryClient | null): AuthorizationCli
   };
 }
 
+/** The application as the pages name it. */
 function clientName(request: AuthorizationRequest): string {
   return request.client.name?.trim() || request.client.id;
 }

@@ -3,7 +3,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AUTH_CONFIG, type AuthConfig } from '../config/auth-config';
 import { generateOpaqueToken } from '../crypto/tokens';
-import { type CookieOptions, readCookie, setCookie } from '../sessions/cookies';
+import { type CookieOptions, parseCookies, type RequestCookies, serializeCookie } from '../sessions/cookies';
 import { isWellFormedCookieToken } from '../sessions/session-cookie';
 
 /** The form field that carries the token. */
@@ -17,8 +17,8 @@ export const CSRF_FIELD = '_csrf';
  * form, so it cannot produce a matching pair. The purpose binds a token to one form: the
  * consent token also names the login session, so a consent form rendered for one session
  * cannot approve for another (a different user signed in in another tab, or a session
- * planted by login CSRF), and the scope it showed. The salt changes on every render, so the token in the page is
- * never the same string twice (BREACH).
+ * planted by login CSRF), and the scope it showed. The salt changes on every render, so the
+ * token in the page is never the same string twice (BREACH).
  *
  * Why not @fastify/csrf-protection: it implements the same cookie-secret scheme, but its
  * check answers a failure itself through Fastify's error handler (a JSON error), whereas
@@ -40,20 +40,20 @@ export class CsrfTokens {
     this.cookieOptions = { path: '/', httpOnly: true, sameSite: 'Lax', secure: config.secureCookies };
   }
 
-  /** A token for a form; sets the secret cookie when the browser has none yet. */
-  issue(request: FastifyRequest, reply: FastifyReply, purpose: string): string {
-    let secret = this.secret(request) ?? this.issued.get(request);
-    if (!secret) {
-      secret = generateOpaqueToken();
-      setCookie(reply, this.cookieName, secret, this.cookieOptions);
-      this.issued.set(request, secret);
-    }
-    const salt = randomBytes(12).toString('base64url');
-    return `${salt}.${mac(secret, salt, purpose)}`;
+  /**
+   * A token for a form, from the request's cookies as values; with the Set-Cookie header value
+   * that plants the secret when the browser has none yet.
+   */
+  issueToken(cookies: RequestCookies, purpose: string): { token: string; setCookie?: string } {
+    const secret = this.secret(cookies);
+    if (secret) return { token: tokenFor(secret, purpose) };
+    const planted = this.plant();
+    return { token: tokenFor(planted.secret, purpose), setCookie: planted.setCookie };
   }
 
-  verify(request: FastifyRequest, token: string | undefined, purpose: string): boolean {
-    const secret = this.secret(request);
+  /** Whether `token` was issued for `purpose` to the browser whose cookies these are. */
+  verifyToken(cookies: RequestCookies, token: string | undefined, purpose: string): boolean {
+    const secret = this.secret(cookies);
     if (!secret || !token || token.length > 200) return false;
     const [salt, presented, extra] = token.split('.');
     if (extra !== undefined || !salt || !presented) return false;
@@ -62,10 +62,39 @@ export class CsrfTokens {
     return expected.length === actual.length && timingSafeEqual(expected, actual);
   }
 
-  private secret(request: FastifyRequest): string | null {
-    const value = readCookie(request, this.cookieName);
+  /** issueToken() on a Fastify exchange: sets the secret cookie on the reply, once per response. */
+  issue(request: FastifyRequest, reply: FastifyReply, purpose: string): string {
+    let secret = this.secret(parseCookies(request.headers.cookie)) ?? this.issued.get(request);
+    if (!secret) {
+      const planted = this.plant();
+      reply.header('set-cookie', planted.setCookie);
+      this.issued.set(request, planted.secret);
+      secret = planted.secret;
+    }
+    return tokenFor(secret, purpose);
+  }
+
+  /** verifyToken() of a Fastify request. */
+  verify(request: FastifyRequest, token: string | undefined, purpose: string): boolean {
+    return this.verifyToken(parseCookies(request.headers.cookie), token, purpose);
+  }
+
+  /** A new secret, and the Set-Cookie header value that gives it to the browser. */
+  private plant(): { secret: string; setCookie: string } {
+    const secret = generateOpaqueToken();
+    return { secret, setCookie: serializeCookie(this.cookieName, secret, this.cookieOptions) };
+  }
+
+  private secret(cookies: RequestCookies): string | null {
+    const value = cookies[this.cookieName];
     return isWellFormedCookieToken(value) ? value : null;
   }
+}
+
+/** `salt.HMAC(secret, salt|purpose)`; a new salt every time. */
+function tokenFor(secret: string, purpose: string): string {
+  const salt = randomBytes(12).toString('base64url');
+  return `${salt}.${mac(secret, salt, purpose)}`;
 }
 
 function mac(secret: string, salt: string, purpose: string): string {

@@ -19,18 +19,21 @@ export function buildRedirectUrl(redirectUri: string, params: Record<string, str
 }
 
 /** RFC 6749 §4.1.2 with RFC 9207's `iss`. */
-export function authorizationResponseUrl(redirectUri: string, code: string, state: string | undefined, issuer: string): string {
-  return buildRedirectUrl(redirectUri, { code, state, iss: issuer });
+export function authorizationResponseParams(code: string, state: string | undefined, issuer: string): Record<string, string | undefined> {
+  return { code, state, iss: issuer };
 }
 
 /** RFC 6749 §4.1.2.1 with RFC 9207's `iss`. */
+export function errorResponseParams(error: OAuthError, state: string | undefined, issuer: string): Record<string, string | undefined> {
+  return { error: error.error, error_description: descriptionForRedirect(error.description), state, iss: issuer };
+}
+
+export function authorizationResponseUrl(redirectUri: string, code: string, state: string | undefined, issuer: string): string {
+  return buildRedirectUrl(redirectUri, authorizationResponseParams(code, state, issuer));
+}
+
 export function errorResponseUrl(redirectUri: string, error: OAuthError, state: string | undefined, issuer: string): string {
-  return buildRedirectUrl(redirectUri, {
-    error: error.error,
-    error_description: descriptionForRedirect(error.description),
-    state,
-    iss: issuer,
-  });
+  return buildRedirectUrl(redirectUri, errorResponseParams(error, state, issuer));
 }
 
 /**

@@ -16,11 +16,19 @@ export interface CookieOptions {
   maxAge?: number;
 }
 
+/** A request's cookies by name, as values: what services read instead of the request. */
+export type RequestCookies = Readonly<Record<string, string | undefined>>;
+
+const NO_COOKIES: RequestCookies = Object.freeze(Object.create(null) as Record<string, string>);
+
+/** The Cookie header's cookies (a prototype-less record); of a repeated name, the first one. */
+export function parseCookies(header: string | undefined): RequestCookies {
+  return header ? parse(header) : NO_COOKIES;
+}
+
 /** The value of the named cookie in the Cookie header, if any. */
 export function readCookie(request: FastifyRequest, name: string): string | undefined {
-  const header = request.headers.cookie;
-  if (!header) return undefined;
-  return parse(header)[name];
+  return parseCookies(request.headers.cookie)[name];
 }
 
 export function serializeCookie(name: string, value: string, options: CookieOptions): string {

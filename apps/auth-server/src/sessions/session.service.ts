@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AUTH_CONFIG, type AuthConfig } from '../config/auth-config';
 import { generateOpaqueToken, hashToken } from '../crypto/tokens';
-import { clearCookie, readCookie, setCookie } from './cookies';
+import { clearCookie, parseCookies, type RequestCookies, serializeCookie } from './cookies';
 import { isWellFormedCookieToken, sessionCookieName, sessionCookieOptions } from './session-cookie';
 import { SessionsRepository, type StoredSession } from './sessions.repository';
 
@@ -33,10 +33,10 @@ export class SessionService {
   /**
    * Starts a session after a successful login. Whatever session this browser had is deleted
    * and a new value issued: a value planted before login (session fixation) never becomes
-   * an authenticated one.
+   * an authenticated one. Returns the Set-Cookie header value that hands the browser its session.
    */
-  async create(request: FastifyRequest, reply: FastifyReply, userId: string, now = new Date()): Promise<ActiveSession> {
-    const previous = this.cookieValue(request);
+  async start(cookies: RequestCookies, userId: string, now = new Date()): Promise<{ session: ActiveSession; setCookie: string }> {
+    const previous = this.cookieValue(cookies);
     const token = generateOpaqueToken();
     const session = await this.sessions.replaceSession(previous ? hashToken(previous) : null, {
       tokenHash: hashToken(token),
@@ -44,21 +44,32 @@ export class SessionService {
       authTime: now,
       expiresAt: new Date(now.getTime() + this.config.ttl.session * 1000),
     });
-    setCookie(reply, this.cookieName, token, sessionCookieOptions(this.config));
-    return toActive(session);
+    return { session: toActive(session), setCookie: serializeCookie(this.cookieName, token, sessionCookieOptions(this.config)) };
   }
 
-  /** The unexpired session the request's cookie names, with its user; null otherwise. */
-  async findActive(request: FastifyRequest, now = new Date()): Promise<ActiveSession | null> {
-    const token = this.cookieValue(request);
+  /** The unexpired session the cookies name, with its user; null otherwise. */
+  async findActiveSession(cookies: RequestCookies, now = new Date()): Promise<ActiveSession | null> {
+    const token = this.cookieValue(cookies);
     if (!token) return null;
     const session = await this.sessions.findSessionByTokenHash(hashToken(token));
     if (!session || session.expiresAt <= now) return null;
     return toActive(session);
   }
 
+  /** start() on a Fastify exchange: the cookie is set on the reply. */
+  async create(request: FastifyRequest, reply: FastifyReply, userId: string, now = new Date()): Promise<ActiveSession> {
+    const { session, setCookie } = await this.start(parseCookies(request.headers.cookie), userId, now);
+    reply.header('set-cookie', setCookie);
+    return session;
+  }
+
+  /** findActiveSession() of a Fastify request. */
+  findActive(request: FastifyRequest, now = new Date()): Promise<ActiveSession | null> {
+    return this.findActiveSession(parseCookies(request.headers.cookie), now);
+  }
+
   async destroy(request: FastifyRequest, reply: FastifyReply): Promise<void> {
-    const token = this.cookieValue(request);
+    const token = this.cookieValue(parseCookies(request.headers.cookie));
     if (token) await this.sessions.deleteSessionByTokenHash(hashToken(token));
     clearCookie(reply, this.cookieName, sessionCookieOptions(this.config));
   }
@@ -68,8 +79,8 @@ export class SessionService {
     return this.sessions.deleteExpiredSessions(now);
   }
 
-  private cookieValue(request: FastifyRequest): string | null {
-    const value = readCookie(request, this.cookieName);
+  private cookieValue(cookies: RequestCookies): string | null {
+    const value = cookies[this.cookieName];
     return isWellFormedCookieToken(value) ? value : null;
   }
 }
