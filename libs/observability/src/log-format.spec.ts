@@ -1,7 +1,11 @@
 import pino from 'pino';
 import { PassThrough } from 'node:stream';
 import { baseLoggerOptions } from './http-logging';
-import { defaultRequestLogDestination, humanLogStream, humanMessage, logFormat } from './log-format';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pino from 'pino';
+import { batchedLogDestination, defaultRequestLogDestination, humanLogStream, humanMessage, logFormat, REQUEST_LOG_BUFFER_BYTES } from './log-format';
 
 describe('logFormat: readable lines for a person at a terminal, JSON lines otherwise', () => {
   it.each([
@@ -45,11 +49,49 @@ describe('readable lines', () => {
 });
 
 describe('defaultRequestLogDestination', () => {
-  it('writes JSON request lines asynchronously (coalesced writes), readable lines synchronously', () => {
+  it('writes JSON request lines asynchronously (batched writes), readable lines synchronously', () => {
     const json = defaultRequestLogDestination({ LOG_FORMAT: 'json' }, { isTTY: false }) as unknown as { sync: boolean; fd: number };
     expect(json.sync).toBe(false);
     expect(json.fd).toBe(1);
     const readable = defaultRequestLogDestination({ LOG_FORMAT: 'pretty' }, { isTTY: true }) as unknown as { sync?: boolean };
     expect(readable.sync).not.toBe(false);
+  });
+});
+
+describe('batchedLogDestination', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'request-log-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  async function contentOf(file: string, until: (text: string) => boolean): Promise<string> {
+    for (let attempt = 0; attempt < 100; attempt++) {
+      const text = readFileSync(file, 'utf8');
+      if (until(text)) return text;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    return readFileSync(file, 'utf8');
+  }
+
+  it('holds a quiet service\'s line in the buffer, then writes it on the periodic flush', async () => {
+    const file = join(dir, 'quiet.log');
+    const destination = batchedLogDestination(file);
+    await new Promise((resolve) => (destination as unknown as NodeJS.EventEmitter).once('ready', resolve));
+    const log = pino(destination);
+    log.info({ reqId: 'r-1' }, 'request completed');
+    expect(readFileSync(file, 'utf8')).toBe('');
+    const text = await contentOf(file, (t) => t.includes('r-1'));
+    expect(JSON.parse(text.trim())).toMatchObject({ reqId: 'r-1', msg: 'request completed' });
+    (destination as unknown as { destroy(): void }).destroy();
+  });
+
+  it('writes every line of a busy service, in order, once a batch is full', async () => {
+    const file = join(dir, 'busy.log');
+    const destination = batchedLogDestination(file);
+    await new Promise((resolve) => (destination as unknown as NodeJS.EventEmitter).once('ready', resolve));
+    const log = pino(destination);
+    const count = Math.ceil((2 * REQUEST_LOG_BUFFER_BYTES) / 60);
+    for (let i = 0; i < count; i++) log.info({ reqId: `r-${i}` }, 'request completed');
+    const text = await contentOf(file, (t) => t.split('\n').length > count);
+    expect(text.trim().split('\n').map((line) => JSON.parse(line).reqId)).toEqual(Array.from({ length: count }, (_, i) => `r-${i}`));
+    (destination as unknown as { destroy(): void }).destroy();
   });
 });
