@@ -2,7 +2,8 @@ import { Logger as NestLogger, type LogLevel as NestLogLevel } from '@nestjs/com
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { createEventBus, type EventBus } from '@platform/event-bus';
-import { frameworkErrorOptions, OAuthExceptionFilter } from '@platform/oauth-errors';
+import { databaseErrorClassifier } from '@platform/database-errors';
+import { frameworkErrorOptions, OAuthExceptionFilter, registerErrorClassifier } from '@platform/oauth-errors';
 import {
   closeConnectionsWhenIdle,
   echoRequestId,
@@ -37,6 +38,10 @@ export async function createAuthServer(
   config: AuthConfig,
   options: AuthServerOptions = {},
 ): Promise<NestFastifyApplication> {
+  // The data layer's failures (database down: 503, text PostgreSQL refuses: 400), named by
+  // libs/database-errors, for every toOAuthError of the process: the exception filter and the
+  // authorize pages' filter alike.
+  registerErrorClassifier(databaseErrorClassifier);
   const eventBus = options.eventBus ?? (await createEventBus(config.redisUrl));
   const adapter = new FastifyAdapter({
     bodyLimit: SERVICE_BODY_LIMITS['auth-server'],
