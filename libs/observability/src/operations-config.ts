@@ -1,3 +1,4 @@
+import { compile } from '@fastify/proxy-addr';
 import { z } from 'zod';
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -18,6 +19,52 @@ export const operationsEnv = {
    */
   SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(1_000).max(300_000).default(8_000),
 };
+
+/** HOST: the address a service listens on. */
+export const hostEnv = z.string().min(1).default('127.0.0.1');
+
+/** A service's port variable (PORT, AUTH_PORT, RESOURCE_PORT); 0 lets the system pick one. */
+export const portEnv = (fallback: number) => z.coerce.number().int().min(0).max(65535).default(fallback);
+
+/**
+ * Checks a list of proxies with the library Fastify resolves X-Forwarded-For with
+ * (`trustProxy`): IP addresses, CIDR ranges, or `loopback` / `linklocal` / `uniquelocal`.
+ * Throws, naming the entry, on anything else.
+ */
+export function validateTrustedProxies(entries: readonly string[]): void {
+  for (const entry of entries) {
+    try {
+      compile(entry);
+    } catch {
+      throw new Error(`not an IP address, CIDR range or proxy-addr keyword: ${entry}`);
+    }
+  }
+}
+
+/**
+ * Comma-separated proxies whose X-Forwarded-For is believed (TRUSTED_PROXIES of the services,
+ * the list form of the gateway's GATEWAY_TRUST_PROXY), checked as above; becomes Fastify's
+ * `trustProxy`. Here rather than beside the rate limits so that the gateway, which has no
+ * Redis, reads it with the same rule.
+ */
+export const trustedProxyListSchema = z
+  .string()
+  .transform((value) => value.split(',').map((entry) => entry.trim()).filter((entry) => entry !== ''))
+  .superRefine((entries, context) => {
+    try {
+      validateTrustedProxies(entries);
+    } catch (error) {
+      context.addIssue({ code: 'custom', message: (error as Error).message });
+    }
+  });
+
+/**
+ * A failed parse of the environment as one `NAME: message` line a problem, in the order the
+ * schema found them: every message names its variable.
+ */
+export function envProblems(error: z.ZodError): string[] {
+  return error.issues.map((issue) => `${issue.path.join('.') || '(env)'}: ${issue.message}`);
+}
 
 export interface OperationsConfig {
   logLevel: LogLevel;

@@ -21,4 +21,12 @@ describe('armShutdownDeadline', () => {
     expect(exit).toHaveBeenCalledWith(1);
     expect(error).toHaveBeenCalledWith('shutdown did not finish within 8000 ms; exiting');
   });
+
+  it('says it through any logger with log and error (the gateway passes its pino logger)', () => {
+    jest.spyOn(process, 'exit').mockImplementation((() => undefined) as never);
+    const lines: string[] = [];
+    armShutdownDeadline(1_000, 'SIGTERM', { log: (message) => lines.push(`log ${message}`), error: (message) => lines.push(`error ${message}`) });
+    jest.advanceTimersByTime(1_000);
+    expect(lines).toEqual(['log SIGTERM: closing (deadline 1000 ms)', 'error shutdown did not finish within 1000 ms; exiting']);
+  });
 });
