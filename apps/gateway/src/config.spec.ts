@@ -33,6 +33,25 @@ describe('loadGatewayConfig', () => {
     expect(loadGatewayConfig({ GATEWAY_TRUST_PROXY: value }).trustProxy).toEqual(expected);
   });
 
+  it('refuses a GATEWAY_TRUST_PROXY entry as the services refuse one in TRUSTED_PROXIES, naming it', () => {
+    expect(() => loadGatewayConfig({ GATEWAY_TRUST_PROXY: 'loopback, 10.0.0.0/33' })).toThrow(
+      'GATEWAY_TRUST_PROXY: not an IP address, CIDR range or proxy-addr keyword: 10.0.0.0/33',
+    );
+  });
+
+  it('lists every malformed variable, one a line', () => {
+    expect(() => loadGatewayConfig({ PORT: 'eighty', LOG_LEVEL: 'verbose' })).toThrow(/^PORT: .*\nLOG_LEVEL: /);
+  });
+
+  it('takes a variable set to nothing for one not set', () => {
+    const empty = { HOST: '', AUTH_SERVER_URL: '', RESOURCE_SERVER_URL: '', GATEWAY_TRUST_PROXY: '', UPLOAD_MAX_BYTES: '', LOG_LEVEL: '', SHUTDOWN_TIMEOUT_MS: '' };
+    expect(loadGatewayConfig(empty)).toEqual(loadGatewayConfig({}));
+  });
+
+  it('forwards to the origin of an upstream URL', () => {
+    expect(loadGatewayConfig({ AUTH_SERVER_URL: 'HTTP://Auth.internal:3001/' }).upstreams['auth-server']).toBe('http://auth.internal:3001');
+  });
+
   it('reads the upload limit from the same variable as the resource server', () => {
     expect(loadGatewayConfig({ UPLOAD_MAX_BYTES: String(20 * 1024 * 1024) }).uploadMaxBytes).toBe(20 * 1024 * 1024);
   });

@@ -1,6 +1,13 @@
-import { LOG_LEVELS, type LogLevel } from '@platform/observability';
-import { compile } from '@fastify/proxy-addr';
+import {
+  envProblems,
+  hostEnv,
+  type LogLevel,
+  operationsEnv,
+  portEnv,
+  trustedProxyListSchema,
+} from '@platform/observability';
 import { DEFAULT_UPLOAD_MAX_BYTES, SERVICE_BODY_LIMITS, type ServiceName } from '@platform/route-table';
+import { z } from 'zod';
 
 export interface GatewayConfig {
   host: string;
@@ -21,71 +28,69 @@ export interface GatewayConfig {
   shutdownTimeoutMs: number;
 }
 
-function origin(name: string, value: string): string {
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    throw new Error(`${name}: not a URL: ${value}`);
-  }
-  if (!/^https?:$/.test(url.protocol) || url.pathname !== '/' || url.search) {
-    throw new Error(`${name}: expected an http(s) origin without path, got ${value}`);
-  }
-  return url.origin;
-}
+/** The gateway takes a variable set to nothing (`VAR=` in a compose file) for one not set. */
+const unsetWhenEmpty = <T extends z.ZodType>(schema: T) => z.preprocess((value) => (value === '' ? undefined : value), schema);
 
-function logLevel(value: string | undefined): LogLevel {
-  if (!value) return 'info';
-  if (!(LOG_LEVELS as readonly string[]).includes(value)) throw new Error(`LOG_LEVEL: expected one of ${LOG_LEVELS.join(', ')}, got ${value}`);
-  return value as LogLevel;
-}
+/**
+ * An upstream: an http(s) origin, without path or query (the gateway appends the request's).
+ * normalize: whatever the URL parser reads as one is taken (`http:host:3001` too), as always.
+ */
+const upstreamOrigin = (fallback: string) =>
+  unsetWhenEmpty(
+    z
+      .url({ protocol: /^https?$/, normalize: true })
+      .default(fallback)
+      .transform((value, context) => {
+        const url = new URL(value);
+        if (url.pathname !== '/' || url.search) {
+          context.addIssue({ code: 'custom', message: `expected an http(s) origin without path, got ${value}`, input: value });
+          return z.NEVER;
+        }
+        return url.origin;
+      }),
+  );
 
-function milliseconds(name: string, value: string | undefined, fallback: number): number {
-  if (!value) return fallback;
-  const ms = Number(value);
-  if (!Number.isInteger(ms) || ms < 1_000 || ms > 300_000) throw new Error(`${name}: expected milliseconds between 1000 and 300000, got ${value}`);
-  return ms;
-}
+/**
+ * GATEWAY_TRUST_PROXY: false (default), true, or the proxies' addresses, read as TRUSTED_PROXIES
+ * in the services (from @platform/observability: @platform/rate-limits would bring Redis into
+ * the gateway).
+ */
+const trustProxySchema = unsetWhenEmpty(
+  z
+    .string()
+    .default('false')
+    .pipe(z.union([z.enum(['true', 'false']).transform((value) => value === 'true'), trustedProxyListSchema])),
+);
 
-/** The resource server's upload limit (same variable and default as the resource server). */
-function uploadMaxBytes(value: string | undefined): number {
-  if (!value) return DEFAULT_UPLOAD_MAX_BYTES;
-  const bytes = Number(value);
-  if (!Number.isInteger(bytes) || bytes < 1 || bytes > 100 * 1024 * 1024) throw new Error(`UPLOAD_MAX_BYTES: expected bytes between 1 and 104857600, got ${value}`);
-  return bytes;
-}
-
-function trustProxy(value: string | undefined): boolean | string[] {
-  if (!value || value === 'false') return false;
-  if (value === 'true') return true;
-  const entries = value.split(',').map((entry) => entry.trim()).filter((entry) => entry !== '');
-  // Checked with the library Fastify resolves X-Forwarded-For with (as TRUSTED_PROXIES in the
-  // services; not imported from @platform/rate-limits, which would bring Redis into the gateway).
-  for (const entry of entries) {
-    try {
-      compile(entry);
-    } catch {
-      throw new Error(`GATEWAY_TRUST_PROXY: expected true, false, or proxy IP addresses / CIDR ranges; not one: ${entry}`);
-    }
-  }
-  return entries;
-}
+/**
+ * Every variable the gateway reads, validated once at start. A malformed variable stops the
+ * gateway with a message that names it.
+ */
+const EnvSchema = z.object({
+  HOST: unsetWhenEmpty(hostEnv),
+  PORT: portEnv(3000),
+  AUTH_SERVER_URL: upstreamOrigin('http://127.0.0.1:3001'),
+  RESOURCE_SERVER_URL: upstreamOrigin('http://127.0.0.1:3002'),
+  GATEWAY_TRUST_PROXY: trustProxySchema,
+  /** The resource server's upload limit (same variable, bounds and default as the resource server). */
+  UPLOAD_MAX_BYTES: unsetWhenEmpty(z.coerce.number().int().positive().max(100 * 1024 * 1024).default(DEFAULT_UPLOAD_MAX_BYTES)),
+  LOG_LEVEL: unsetWhenEmpty(operationsEnv.LOG_LEVEL),
+  SHUTDOWN_TIMEOUT_MS: unsetWhenEmpty(operationsEnv.SHUTDOWN_TIMEOUT_MS),
+});
 
 /** Every variable the gateway reads. */
 export function loadGatewayConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig {
-  const port = Number(env['PORT'] ?? 3000);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`PORT: not a port: ${env['PORT']}`);
+  const parsed = EnvSchema.safeParse(env);
+  if (!parsed.success) throw new Error(envProblems(parsed.error).join('\n'));
+  const e = parsed.data;
   return {
-    host: env['HOST'] || '127.0.0.1',
-    port,
-    upstreams: {
-      'auth-server': origin('AUTH_SERVER_URL', env['AUTH_SERVER_URL'] || 'http://127.0.0.1:3001'),
-      'resource-server': origin('RESOURCE_SERVER_URL', env['RESOURCE_SERVER_URL'] || 'http://127.0.0.1:3002'),
-    },
-    trustProxy: trustProxy(env['GATEWAY_TRUST_PROXY']),
+    host: e.HOST,
+    port: e.PORT,
+    upstreams: { 'auth-server': e.AUTH_SERVER_URL, 'resource-server': e.RESOURCE_SERVER_URL },
+    trustProxy: e.GATEWAY_TRUST_PROXY,
     bodyLimits: { ...SERVICE_BODY_LIMITS },
-    uploadMaxBytes: uploadMaxBytes(env['UPLOAD_MAX_BYTES']),
-    logLevel: logLevel(env['LOG_LEVEL']),
-    shutdownTimeoutMs: milliseconds('SHUTDOWN_TIMEOUT_MS', env['SHUTDOWN_TIMEOUT_MS'], 8_000),
+    uploadMaxBytes: e.UPLOAD_MAX_BYTES,
+    logLevel: e.LOG_LEVEL,
+    shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
   };
 }

@@ -1,3 +1,4 @@
+import { armShutdownDeadline } from '@platform/observability';
 import { loadGatewayConfig } from './config';
 import { createGateway } from './gateway';
 
@@ -10,17 +11,15 @@ async function main(): Promise<void> {
     uploadMaxBytes: config.uploadMaxBytes,
     logLevel: config.logLevel,
   });
+  // The services' deadline, said in the gateway's own (pino) log.
+  const logger = { log: (message: string) => app.log.info(message), error: (message: string) => app.log.error(message) };
   let stopping = false;
   const shutdown = (reason: string) => {
     if (stopping) return;
     stopping = true;
-    app.log.info({ reason }, 'gateway stopping');
     // close(): stop listening, finish the requests in flight (return503OnClosing answers new
-    // ones on kept-alive connections), then exit; give up after the deadline.
-    setTimeout(() => {
-      app.log.error(`shutdown did not finish within ${config.shutdownTimeoutMs} ms; exiting`);
-      process.exit(1);
-    }, config.shutdownTimeoutMs).unref();
+    // ones on kept-alive connections), then exit; past the deadline, exit 1 anyway.
+    armShutdownDeadline(config.shutdownTimeoutMs, reason, logger);
     app.close().then(
       () => process.exit(0),
       () => process.exit(1),
