@@ -5,3 +5,4 @@ export * from './metadata';
 export * from './oauth-paths';
 export * from './client-id';
 export * from './introspection-client';
+export { AUTHORIZATION_SERVER_OPENAPI } from './generated/authorization-server-openapi';

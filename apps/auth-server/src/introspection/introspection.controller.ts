@@ -1,5 +1,6 @@
 import { Body, Controller, Header, Headers, HttpCode, Post } from '@nestjs/common';
 import { OAUTH_PATHS } from '@platform/contracts';
+import { ApiIntrospectionEndpoint } from '../openapi/api-endpoints';
 import { IntrospectionService } from './introspection.service';
 
 @Controller()
@@ -7,6 +8,7 @@ export class IntrospectionController {
   constructor(private readonly introspection: IntrospectionService) {}
 
   @Post(OAUTH_PATHS.introspection)
+  @ApiIntrospectionEndpoint()
   @HttpCode(200)
   @Header('cache-control', 'no-store')
   introspect(@Body() body: unknown, @Headers('authorization') authorization?: string) {

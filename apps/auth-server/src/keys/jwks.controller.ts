@@ -1,5 +1,6 @@
 import { Controller, Get, Header } from '@nestjs/common';
 import { OAUTH_PATHS } from '@platform/contracts';
+import { ApiJwksEndpoint } from '../openapi/api-endpoints';
 import { SigningKeysService } from './signing-keys.service';
 
 @Controller()
@@ -7,6 +8,7 @@ export class JwksController {
   constructor(private readonly keys: SigningKeysService) {}
 
   @Get(OAUTH_PATHS.jwks)
+  @ApiJwksEndpoint()
   @Header('content-type', 'application/jwk-set+json')
   @Header('cache-control', 'public, max-age=300')
   jwks() {

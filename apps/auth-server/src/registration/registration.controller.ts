@@ -1,5 +1,6 @@
 import { Body, Controller, Header, HttpCode, Post } from '@nestjs/common';
 import { OAUTH_PATHS } from '@platform/contracts';
+import { ApiRegistrationEndpoint } from '../openapi/api-endpoints';
 import { RegistrationService } from './registration.service';
 
 @Controller()
@@ -8,6 +9,7 @@ export class RegistrationController {
 
   /** RFC 7591 §3.2.1: 201 Created with the client information (the secret is shown only here). */
   @Post(OAUTH_PATHS.registration)
+  @ApiRegistrationEndpoint()
   @HttpCode(201)
   @Header('cache-control', 'no-store')
   @Header('pragma', 'no-cache')

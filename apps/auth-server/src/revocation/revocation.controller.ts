@@ -1,5 +1,6 @@
 import { Body, Controller, Header, Headers, HttpCode, Post } from '@nestjs/common';
 import { OAUTH_PATHS } from '@platform/contracts';
+import { ApiRevocationEndpoint } from '../openapi/api-endpoints';
 import { RevocationService } from './revocation.service';
 
 @Controller()
@@ -8,6 +9,7 @@ export class RevocationController {
 
   /** RFC 7009 §2.2: 200 whether or not the token was known. */
   @Post(OAUTH_PATHS.revocation)
+  @ApiRevocationEndpoint()
   @HttpCode(200)
   @Header('cache-control', 'no-store')
   async revoke(@Body() body: unknown, @Headers('authorization') authorization?: string): Promise<Record<string, never>> {

@@ -1,5 +1,6 @@
 import { Body, Controller, Header, Headers, HttpCode, Post } from '@nestjs/common';
 import { OAUTH_PATHS } from '@platform/contracts';
+import { ApiTokenEndpoint } from '../openapi/api-endpoints';
 import { TokenService } from './token.service';
 
 @Controller()
@@ -8,6 +9,7 @@ export class TokenController {
 
   /** RFC 6749 §5.1: "Cache-Control: no-store" and "Pragma: no-cache" on token responses. */
   @Post(OAUTH_PATHS.token)
+  @ApiTokenEndpoint()
   @HttpCode(200)
   @Header('cache-control', 'no-store')
   @Header('pragma', 'no-cache')

@@ -1,5 +1,6 @@
 import { Controller, Get, Header, Headers, HttpCode, Post } from '@nestjs/common';
 import { OAUTH_PATHS } from '@platform/contracts';
+import { ApiUserInfoEndpoint } from '../openapi/api-endpoints';
 import { UserInfoService } from './userinfo.service';
 
 @Controller()
@@ -7,6 +8,7 @@ export class UserInfoController {
   constructor(private readonly userinfo: UserInfoService) {}
 
   @Get(OAUTH_PATHS.userinfo)
+  @ApiUserInfoEndpoint('oauth_userinfo')
   @Header('cache-control', 'no-store')
   get(@Headers('authorization') authorization?: string) {
     return this.userinfo.userInfo(authorization);
@@ -17,6 +19,7 @@ export class UserInfoController {
    * HTTP POST methods"; §5.3.2: the answer is 200 OK on both (Nest's POST default would be 201).
    */
   @Post(OAUTH_PATHS.userinfo)
+  @ApiUserInfoEndpoint('oauth_userinfo_post')
   @HttpCode(200)
   @Header('cache-control', 'no-store')
   post(@Headers('authorization') authorization?: string) {

@@ -1,14 +1,14 @@
 import { Body, Controller, Delete, type DynamicModule, Get, type INestApplication, Module, Param, Post, type Type } from '@nestjs/common';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
-import { ApiOperation, type OpenAPIObject, type OperationObject } from '@nestjs/swagger';
+import { ApiOperation, type OpenAPIObject, type OperationObject, type SchemaObject } from '@nestjs/swagger';
 import { Test } from '@nestjs/testing';
 import { AllowAnonymous, PublicRoute, RequireScopes } from '@platform/bearer-auth';
+import { AUTHORIZATION_SERVER_OPENAPI } from '@platform/contracts';
 import { OAuthExceptionFilter } from '@platform/oauth-errors';
 import { ALL_SCOPES, SCOPES } from '@platform/scopes';
 import { execFileSync } from 'node:child_process';
 import { DocumentsModule } from '../documents/documents.module';
 import { TEST_OPTIONS } from '../../test/support/documents-options';
-import { OAUTH_SCHEMAS } from './authorization-server-paths';
 import { buildOpenApiDocument } from './build-openapi-document';
 import { OpenApiModule, publishOpenApiDocument } from './openapi.module';
 import type { OpenApiOptions } from './openapi-options';
@@ -263,7 +263,7 @@ describe('the OpenAPI builder refuses to guess', () => {
 });
 
 describe('the authorization server schemas say what the server does', () => {
-  const schemas = OAUTH_SCHEMAS;
+  const schemas = AUTHORIZATION_SERVER_OPENAPI.components?.schemas as Record<string, SchemaObject>;
   const properties = (name: string) => schemas[name].properties as Record<string, { description?: string; type?: string }>;
 
   it('registration: scope is a default, not a ceiling, and the answer has it only when registered', () => {

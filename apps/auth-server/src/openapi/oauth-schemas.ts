@@ -1,26 +1,23 @@
-import type {
-  ComponentsObject,
-  OperationObject,
-  ParameterObject,
-  PathItemObject,
-  ReferenceObject,
-  ResponseObject,
-  SchemaObject,
-} from '@nestjs/swagger';
+import type { ReferenceObject, ResponseObject, SchemaObject } from '@nestjs/swagger';
 import { OAUTH_PATHS as AS } from '@platform/contracts';
-import { OAUTH2_SCHEME } from './openapi-options';
 
 /**
- * The authorization server's endpoints, described by hand: it is another service behind the
- * same origin, so its controllers are not in this app. Shapes follow libs/contracts and the
- * RFCs each endpoint implements.
+ * The schemas and answers the authorization server's endpoints share, in one place: the
+ * operations' decorators (api-endpoints.ts) refer to them by `$ref`, and the generator
+ * (authorization-server-document.ts) publishes them as the document's components. Shapes
+ * follow libs/contracts and the RFCs each endpoint implements.
  */
 export const AUTHORIZATION_SERVER_TAG = 'OAuth 2.0 authorization server';
 
-const ref = (name: string): ReferenceObject => ({ $ref: `#/components/schemas/${name}` });
-const responseRef = (name: string): ReferenceObject => ({ $ref: `#/components/responses/${name}` });
-const FORM = 'application/x-www-form-urlencoded';
-const JSON_TYPE = 'application/json';
+/** The security schemes the operations name; the resource server's document defines `oauth2` (its scopes). */
+export const OAUTH2_SCHEME = 'oauth2';
+export const CLIENT_BASIC_SCHEME = 'clientBasic';
+
+export const FORM = 'application/x-www-form-urlencoded';
+export const HTML = 'text/html';
+
+export const ref = (name: string): ReferenceObject => ({ $ref: `#/components/schemas/${name}` });
+export const JSON_TYPE = 'application/json';
 
 const string = (description: string, extra: SchemaObject = {}): SchemaObject => ({ type: 'string', description, ...extra });
 const stringArray = (description: string, items: SchemaObject = { type: 'string' }): SchemaObject => ({
@@ -31,19 +28,15 @@ const stringArray = (description: string, items: SchemaObject = { type: 'string'
 const uri = (description: string): SchemaObject => string(description, { format: 'uri' });
 
 /** A registered client's id, or the https URL of its client ID metadata document (CIMD). */
-const CLIENT_ID_DESCRIPTION =
+export const CLIENT_ID_DESCRIPTION =
   'From registration, or an https URL serving the client’s metadata document (Client ID Metadata Documents; see client_id_metadata_document_supported)';
 
-const NO_STORE: ResponseObject['headers'] = {
+export const NO_STORE: ResponseObject['headers'] = {
   'Cache-Control': { description: 'RFC 6749 §5.1: `no-store`', schema: { type: 'string', example: 'no-store' } },
 };
 
-function json(description: string, schema: SchemaObject | ReferenceObject, headers?: ResponseObject['headers']): ResponseObject {
+export function json(description: string, schema: SchemaObject | ReferenceObject, headers?: ResponseObject['headers']): ResponseObject {
   return { description, ...(headers ? { headers } : {}), content: { [JSON_TYPE]: { schema } } };
-}
-
-function formBody(schema: SchemaObject | ReferenceObject): OperationObject['requestBody'] {
-  return { required: true, content: { [FORM]: { schema } } };
 }
 
 export const OAUTH_SCHEMAS: Record<string, SchemaObject> = {
@@ -296,201 +289,15 @@ export const OAUTH_SCHEMAS: Record<string, SchemaObject> = {
   },
 };
 
-const error = (description: string): ResponseObject => json(description, ref('OAuthError'));
-
-const authorizationParameters: ParameterObject[] = [
-  { name: 'response_type', in: 'query', required: true, schema: { type: 'string', enum: ['code'] }, description: 'Only `code`' },
-  { name: 'client_id', in: 'query', required: true, schema: { type: 'string' }, description: CLIENT_ID_DESCRIPTION },
-  {
-    name: 'redirect_uri',
-    in: 'query',
-    required: true,
-    schema: { type: 'string', format: 'uri' },
-    description:
-      'A registered loopback redirect URI (the port may differ), one of a metadata document’s redirect_uris (https exactly, loopback except the port), or an integration’s exact https URI',
-  },
-  {
-    name: 'scope',
-    in: 'query',
-    schema: { type: 'string' },
-    description:
-      'Space-separated scopes; omitted: the client’s registered default scope, else `openid profile`. Registered scopes are no ceiling (step-up asks for more); offline_access is accepted',
-    example: 'openid profile courses:read',
-  },
-  { name: 'state', in: 'query', schema: { type: 'string', maxLength: 2000 }, description: 'Returned unchanged on the redirect; use it against CSRF' },
-  {
-    name: 'code_challenge',
-    in: 'query',
-    required: true,
-    schema: { type: 'string', pattern: '^[A-Za-z0-9_-]{43,128}$' },
-    description: 'BASE64URL(SHA-256(code_verifier)) (RFC 7636)',
-  },
-  { name: 'code_challenge_method', in: 'query', required: true, schema: { type: 'string', enum: ['S256'] }, description: 'Only S256' },
-  {
-    name: 'resource',
-    in: 'query',
-    schema: { type: 'string', format: 'uri' },
-    description: 'RFC 8707: the API (or a URI under it, such as /mcp); the token’s audience is always the API’s canonical URI',
-  },
-  { name: 'nonce', in: 'query', schema: { type: 'string' }, description: 'OpenID Connect: echoed in the ID token' },
-  {
-    name: 'prompt',
-    in: 'query',
-    schema: { type: 'string', enum: ['none', 'login', 'consent', 'select_account'] },
-    description: 'OpenID Connect prompt; consent is asked every time, so `none` answers consent_required',
-  },
-];
-
-const authorizeResponses: OperationObject['responses'] = {
-  '200': { description: 'The login page, then the consent page (HTML forms)', content: { 'text/html': { schema: { type: 'string' } } } },
-  '303': {
-    description:
-      'Back to the redirect URI with `code`, `state` and `iss` (RFC 9207; check that iss is the issuer), or with `error`, `error_description`, `state` and `iss`',
-    headers: { Location: { description: 'The redirect URI with the response parameters', schema: { type: 'string', format: 'uri' } } },
-  },
-  '400': {
-    description:
-      'An unknown client, a client ID metadata document that cannot be fetched or is invalid, or a redirect URI that is not registered: an HTML error page, never a redirect',
-    content: { 'text/html': { schema: { type: 'string' } } },
-  },
-};
-
-const unauthorizedClient = error('`invalid_client`: client authentication failed (also an unknown, removed or disabled client, or a refused client ID metadata document)');
-
 /**
  * Browser-based clients: these endpoints answer CORS from any origin without credentials
  * (apps/auth-server/src/cors/cors-policy.ts); never the authorization endpoint nor introspection.
  */
-const CORS_NOTE =
+export const CORS_NOTE =
   'CORS: any origin, without credentials (`Access-Control-Allow-Origin: *`; preflight for GET, HEAD, POST with Authorization, Content-Type, MCP-Protocol-Version; WWW-Authenticate and Retry-After exposed).';
 
-/** Paths relative to the issuer. */
-export function authorizationServerPaths(): Record<string, PathItemObject> {
-  const tags = [AUTHORIZATION_SERVER_TAG];
-  return {
-    [AS.registration]: {
-      post: {
-        tags,
-        operationId: 'oauth_register',
-        summary: 'Register a client (RFC 7591)',
-        description: `Loopback redirect URIs only; hosted clients use a client ID metadata document as client_id instead. ${CORS_NOTE}`,
-        security: [],
-        requestBody: { required: true, content: { [JSON_TYPE]: { schema: ref('ClientRegistrationRequest') } } },
-        responses: {
-          '201': json('The client information', ref('ClientRegistrationResponse'), NO_STORE),
-          '400': error('`invalid_redirect_uri`, `invalid_client_metadata` or `invalid_request`'),
-        },
-      },
-    },
-    [AS.authorization]: {
-      get: {
-        tags,
-        operationId: 'oauth_authorize',
-        summary: 'Authorization endpoint (RFC 6749 §4.1.1, PKCE S256 required)',
-        description: 'Opened in the user’s browser: sign-in, consent, then a redirect to the client.',
-        security: [],
-        parameters: authorizationParameters,
-        responses: authorizeResponses,
-      },
-      post: {
-        tags,
-        operationId: 'oauth_authorize_post',
-        summary: 'Authorization endpoint, form-encoded (OpenID Connect Core §3.1.2.1)',
-        security: [],
-        requestBody: {
-          required: true,
-          content: {
-            [FORM]: {
-              schema: {
-                type: 'object',
-                required: ['response_type', 'client_id', 'redirect_uri', 'code_challenge', 'code_challenge_method'],
-                properties: Object.fromEntries(
-                  authorizationParameters.map((parameter) => [parameter.name, { ...parameter.schema, description: parameter.description }]),
-                ),
-              },
-            },
-          },
-        },
-        responses: authorizeResponses,
-      },
-    },
-    [AS.token]: {
-      post: {
-        tags,
-        operationId: 'oauth_token',
-        summary: 'Token endpoint: authorization_code and refresh_token grants (RFC 6749 §4.1.3, §6)',
-        description: CORS_NOTE,
-        // Public clients send client_id alone; confidential ones HTTP Basic or client_secret in the body.
-        security: [{ clientBasic: [] }, {}],
-        requestBody: formBody(ref('TokenRequest')),
-        responses: {
-          '200': json('Tokens', ref('TokenResponse'), NO_STORE),
-          '400': error('`invalid_request`, `invalid_grant`, `unauthorized_client`, `unsupported_grant_type`, `invalid_scope` or `invalid_target`'),
-          '401': unauthorizedClient,
-        },
-      },
-    },
-    [AS.revocation]: {
-      post: {
-        tags,
-        operationId: 'oauth_revoke',
-        summary: 'Revoke a token (RFC 7009); any refresh token of a grant, current or rotated out, ends the whole grant',
-        description: CORS_NOTE,
-        // Public clients send client_id alone; confidential ones HTTP Basic or client_secret in the body.
-        security: [{ clientBasic: [] }, {}],
-        requestBody: formBody(ref('RevocationRequest')),
-        responses: {
-          '200': json('Revoked, or unknown (RFC 7009 §2.2: the answer is the same)', { type: 'object' }),
-          '400': error('`invalid_request`'),
-          '401': unauthorizedClient,
-        },
-      },
-    },
-    [AS.introspection]: {
-      post: {
-        tags,
-        operationId: 'oauth_introspect',
-        summary: 'Introspect a token (RFC 7662): for resource servers and confidential clients',
-        security: [{ clientBasic: [] }, {}],
-        requestBody: formBody(ref('IntrospectionRequest')),
-        responses: {
-          '200': json('The token’s state', ref('IntrospectionResponse'), NO_STORE),
-          '400': error('`invalid_request`'),
-          '401': unauthorizedClient,
-        },
-      },
-    },
-    [AS.userinfo]: {
-      get: userInfo('oauth_userinfo'),
-      post: userInfo('oauth_userinfo_post'),
-    },
-    [AS.authorizationServerMetadata]: wellKnown('oauth_authorization_server_metadata', 'Authorization server metadata (RFC 8414)', 'AuthorizationServerMetadata'),
-    [AS.openIdConfiguration]: wellKnown('openid_configuration', 'OpenID Connect discovery', 'OpenIdProviderMetadata'),
-    [AS.jwks]: wellKnown('jwks', 'The ID token signing keys (RFC 7517)', 'JsonWebKeySet'),
-  };
-
-  function userInfo(operationId: string): OperationObject {
-    return {
-      tags,
-      operationId,
-      summary: 'The signed-in user (OpenID Connect Core §5.3); needs the openid scope',
-      description: `200 on GET and POST. ${CORS_NOTE}`,
-      security: [{ [OAUTH2_SCHEME]: ['openid'] }],
-      responses: {
-        '200': json('Claims, by the scopes granted', ref('UserInfoResponse'), NO_STORE),
-        '401': responseRef('Unauthorized'),
-        '403': responseRef('InsufficientScope'),
-      },
-    };
-  }
-
-  function wellKnown(operationId: string, summary: string, schema: string): PathItemObject {
-    return { get: { tags, operationId, summary, description: CORS_NOTE, security: [], responses: { '200': json(summary, ref(schema)) } } };
-  }
-}
-
 /** Shared answers of protected operations (RFC 6750 §3). */
-export const BEARER_RESPONSES: NonNullable<ComponentsObject['responses']> = {
+export const BEARER_RESPONSES: Record<'Unauthorized' | 'InsufficientScope', ResponseObject> = {
   Unauthorized: {
     description:
       'No token (`WWW-Authenticate: Bearer scope="…", resource_metadata="…"`), or an invalid, expired or revoked one (`error="invalid_token"`)',
