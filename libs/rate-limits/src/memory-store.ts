@@ -35,18 +35,18 @@ export class MemoryRateLimitStore implements RateLimitStore {
     this.backoffs = new LRUCache({ max: maxKeys });
   }
 
-  async hit(key: string, windowMs: number): Promise<WindowHit> {
-    return this.hitSync(key, windowMs);
+  async hit(key: string, windowMs: number, by = 1): Promise<WindowHit> {
+    return this.hitSync(key, windowMs, by);
   }
 
-  hitSync(key: string, windowMs: number): WindowHit {
+  hitSync(key: string, windowMs: number, by = 1): WindowHit {
     const now = this.now();
     let entry = this.windows.get(key);
     if (!entry || entry.resetAt <= now) {
       entry = { count: 0, resetAt: now + windowMs };
       this.windows.set(key, entry);
     }
-    entry.count += 1;
+    entry.count += by;
     return { count: entry.count, resetInMs: entry.resetAt - now };
   }
 

@@ -1,5 +1,5 @@
 import type { FastifyRequest } from 'fastify';
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { addressBucket } from './client-ip';
 import type { RateLimitRule } from './register-rate-limits';
 
@@ -23,7 +23,7 @@ export interface OAuthPaths {
 }
 
 /** Keys never hold the raw value (a client_id can be any string a caller sends): a short hash. */
-const digest = (value: string) => createHash('sha256').update(value, 'utf8').digest('base64url').slice(0, 22);
+const digest = (value: string) => hash('sha256', value, 'base64url').slice(0, 22);
 
 /**
  * The client_id a request names (HTTP Basic or the form), as the server's client

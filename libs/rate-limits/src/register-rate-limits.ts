@@ -3,6 +3,8 @@ import { Logger } from '@nestjs/common';
 import { sendOAuthError, TooManyRequestsError } from '@platform/oauth-errors';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { fastifyRateLimitStore } from './fastify-store';
+import { LocalFirstWindows } from './local-first-windows';
+import { MemoryRateLimitStore } from './memory-store';
 import type { RateLimitStore } from './store';
 
 export interface RateLimitRule {
@@ -49,9 +51,16 @@ export async function registerRateLimits(fastify: FastifyInstance, options: Regi
   if (options.enabled === false || options.rules.length === 0) return;
   const logger = new Logger('RateLimits');
   const respond = options.respond ?? defaultResponse;
+  // In-process counters gain nothing from a batching layer; shared ones save a round trip per hit.
+  const store = options.store;
+  const counter =
+    store instanceof MemoryRateLimitStore
+      ? { hit: (key: string, windowMs: number) => store.hitSync(key, windowMs) }
+      : new LocalFirstWindows(store);
+  if (counter instanceof LocalFirstWindows) fastify.addHook('onClose', async () => counter.flush());
   await fastify.register(rateLimit, {
     global: false,
-    store: fastifyRateLimitStore(options.store) as never,
+    store: fastifyRateLimitStore(counter) as never,
     // Our stores never fail (the Redis one counts in-process during an outage).
     skipOnError: true,
   });

@@ -56,8 +56,8 @@ export type Outcome = 'failed' | 'cleared' | 'forgiven';
  * atomic per key; none throws (a Redis store that loses Redis counts in-process meanwhile).
  */
 export interface RateLimitStore {
-  /** Counts one request for `key` in a fixed window of `windowMs`. */
-  hit(key: string, windowMs: number): Promise<WindowHit>;
+  /** Counts `by` requests (default 1) for `key` in a fixed window of `windowMs`. */
+  hit(key: string, windowMs: number, by?: number): Promise<WindowHit>;
   /**
    * Admits one attempt under a backoff policy, or refuses it (without counting anything)
    * while the key is locked or `maxPending` attempts are under way. Every admitted attempt
