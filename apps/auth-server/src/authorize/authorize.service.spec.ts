@@ -1,0 +1,399 @@
+/**
+ * AuthorizeService's decisions, without HTTP: plain parameters and cookies in, an outcome out
+ * (a thrown error counts as the outcome the exception filter makes of it). The same walk over
+ * HTTP on PostgreSQL is authorize.http.spec.ts; this file pins which outcome each situation gets.
+ */
+import { createHash } from 'node:crypto';
+import type { AccountsService } from '../accounts/accounts.service';
+import type { Branding } from '../branding/branding';
+import type { BrandingService } from '../branding/branding.service';
+import type { ClientDirectory, DirectoryClient } from '../client-metadata-documents';
+import type { AuthConfig } from '../config/auth-config';
+import { hashToken } from '../crypto/tokens';
+import { SessionService } from '../sessions/session.service';
+import type { NewSession, SessionsRepository, StoredSession } from '../sessions/sessions.repository';
+import { type AuthorizeOutcome, type BrowserRequest, outcomeOfError } from './authorize-outcome';
+import type { ApprovedAuthorization, AuthorizeRepository } from './authorize.repository';
+import { AuthorizeService } from './authorize.service';
+import { CsrfTokens } from './csrf';
+
+const ISSUER = 'http://127.0.0.1:3999';
+const REDIRECT = 'http://127.0.0.1:8765/callback';
+const CHALLENGE = createHash('sha256').update('dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk').digest('base64url');
+const IP = '203.0.113.7';
+const USER = { id: 'user-1', email: 'dana@academy.test', name: 'Dana Demo', schoolId: 'demo-school', schoolName: 'Demo Academy' };
+const CONFIG = {
+  issuer: ISSUER,
+  apiResource: ISSUER,
+  secureCookies: false,
+  ttl: { accessToken: 3600, refreshToken: 86400, authorizationCode: 60, session: 3600, refreshReuseGrace: 30 },
+} as AuthConfig;
+const DEFAULT_SCHOOL: Branding = { name: 'Course Platform', theme: {} as Branding['theme'] };
+const schoolBranding = (schoolId: string): Branding => ({ name: `branding of ${schoolId}`, theme: {} as Branding['theme'] });
+
+function client(id: string, changes: Partial<DirectoryClient> = {}): DirectoryClient {
+  return {
+    id,
+    secretHash: null,
+    name: 'Lesson Planner',
+    applicationType: 'native',
+    redirectUris: [REDIRECT],
+    tokenEndpointAuthMethod: 'none',
+    grantTypes: ['authorization_code', 'refresh_token'],
+    responseTypes: ['code'],
+    scope: 'openid students:read',
+    createdAt: new Date(0),
+    kind: 'dynamic',
+    scopeCeiling: null,
+    host: null,
+    loopbackOnly: true,
+    ...changes,
+  };
+}
+const CLIENTS = new Map<string, DirectoryClient>([
+  ['planner', client('planner')],
+  ['unnamed', client('unnamed', { name: '  ' })],
+  ['cimd', client('https://app.example.com/client.json', { host: 'app.example.com', loopbackOnly: false })],
+]);
+
+/** The service with its collaborators: real CSRF tokens and sessions (over rows in memory). */
+function setup() {
+  const sessionRows = new Map<string, StoredSession>();
+  const sessionsRepository = {
+    findSessionByTokenHash: async (hash: string) => sessionRows.get(hash) ?? null,
+    replaceSession: async (previous: string | null, session: NewSession) => {
+      if (previous) sessionRows.delete(previous);
+      const stored = { id: `session-${sessionRows.size + 1}`, userId: session.userId, authTime: session.authTime, expiresAt: session.expiresAt, user: USER };
+      sessionRows.set(session.tokenHash, stored);
+      return stored;
+    },
+  } as unknown as SessionsRepository;
+  const approved: ApprovedAuthorization[] = [];
+  const repository = { insertGrantWithCode: async (grant: ApprovedAuthorization) => void approved.push(grant) } as unknown as AuthorizeRepository;
+  const passwordChecks: { email: string; ip?: string }[] = [];
+  const accounts = {
+    verifyPassword: async (email: string, password: string, ip?: string) => {
+      passwordChecks.push({ email, ip });
+      return email === USER.email && password === 'demo-password' ? { id: USER.id } : null;
+    },
+  } as unknown as AccountsService;
+  const branding = { forDefaultSchool: async () => DEFAULT_SCHOOL, forSchool: async (id: string) => schoolBranding(id) } as unknown as BrandingService;
+  const clients = { findClient: async (id: string) => CLIENTS.get(id) ?? null } as unknown as ClientDirectory;
+  const service = new AuthorizeService(
+    repository,
+    new SessionService(sessionsRepository, CONFIG),
+    accounts,
+    new CsrfTokens(CONFIG),
+    branding,
+    clients,
+    CONFIG,
+  );
+  return { service, sessionRows, approved, passwordChecks };
+}
+
+type Setup = ReturnType<typeof setup>;
+
+/** A browser without HTTP: its cookie jar takes what the outcomes set. */
+class Browser {
+  readonly jar = new Map<string, string>();
+
+  constructor(readonly world: Setup) {}
+
+  get request(): BrowserRequest {
+    return { cookies: Object.fromEntries(this.jar), ip: IP };
+  }
+
+  async authorize(changes: Record<string, string | null> = {}): Promise<AuthorizeOutcome> {
+    return this.keep(this.world.service.authorize(params(changes), this.request));
+  }
+
+  async login(form: Record<string, string>, changes: Record<string, string | null> = {}): Promise<AuthorizeOutcome> {
+    return this.keep(this.world.service.login(params(changes, form), this.request));
+  }
+
+  async consent(form: Record<string, string>, changes: Record<string, string | null> = {}): Promise<AuthorizeOutcome> {
+    return this.keep(this.world.service.consent(params(changes, form), this.request));
+  }
+
+  /** The CSRF token of the page this browser was last shown. */
+  async tokenOf(page: Promise<AuthorizeOutcome>): Promise<string> {
+    const outcome = await page;
+    if (outcome.kind !== 'sign-in' && outcome.kind !== 'consent') throw new Error(`no form in a ${outcome.kind} outcome`);
+    return outcome.form.csrfToken;
+  }
+
+  async signIn(changes: Record<string, string | null> = {}): Promise<void> {
+    const _csrf = await this.tokenOf(this.authorize(changes));
+    const outcome = await this.login({ _csrf, email: USER.email, password: 'demo-password' }, changes);
+    expect(outcome.kind).toBe('signed-in');
+  }
+
+  private async keep(decision: Promise<AuthorizeOutcome>): Promise<AuthorizeOutcome> {
+    let outcome: AuthorizeOutcome;
+    try {
+      outcome = await decision;
+    } catch (error) {
+      outcome = outcomeOfError(error, ISSUER).outcome;
+    }
+    if ('setCookies' in outcome) {
+      for (const cookie of outcome.setCookies) {
+        const [name, value] = cookie.split(';', 1)[0].split('=');
+        this.jar.set(name, value);
+      }
+    }
+    return outcome;
+  }
+}
+
+function params(changes: Record<string, string | null>, form: Record<string, string> = {}): Map<string, string[]> {
+  const all: Record<string, string | null> = {
+    client_id: 'planner',
+    redirect_uri: REDIRECT,
+    response_type: 'code',
+    scope: 'openid students:read',
+    state: 'state-abc',
+    nonce: 'nonce-xyz',
+    code_challenge: CHALLENGE,
+    code_challenge_method: 'S256',
+    ...changes,
+    ...form,
+  };
+  const map = new Map<string, string[]>();
+  for (const [name, value] of Object.entries(all)) if (value !== null) map.set(name, value.split('\u0001'));
+  return map;
+}
+
+const signedIn = async (b: Browser) => b.signIn();
+const ageSession = (seconds: number) => async (b: Browser) => {
+  await b.signIn();
+  for (const row of b.world.sessionRows.values()) row.authTime = new Date(Date.now() - seconds * 1000);
+};
+const expireSession = async (b: Browser) => {
+  await b.signIn();
+  for (const row of b.world.sessionRows.values()) row.expiresAt = new Date(Date.now() - 1000);
+};
+const toClient = (query: Record<string, string>) => ({ kind: 'to-client', redirectUri: REDIRECT, params: { ...query, iss: ISSUER } });
+const CARRIED: [string, string][] = [
+  ['client_id', 'planner'],
+  ['redirect_uri', REDIRECT],
+  ['response_type', 'code'],
+  ['scope', 'openid students:read'],
+  ['state', 'state-abc'],
+  ['nonce', 'nonce-xyz'],
+  ['code_challenge', CHALLENGE],
+  ['code_challenge_method', 'S256'],
+];
+const CONSENT_PAGE = {
+  kind: 'consent',
+  client: { name: 'Lesson Planner', host: undefined, loopbackOnly: true },
+  redirectUri: REDIRECT,
+  scopes: ['openid', 'students:read'],
+  user: { name: USER.name, email: USER.email, schoolName: USER.schoolName },
+  branding: schoolBranding(USER.schoolId),
+  form: { carried: CARRIED },
+};
+
+describe('AuthorizeService: GET /oauth/authorize', () => {
+  it.each<[string, ((b: Browser) => Promise<void>) | null, Record<string, string | null>, object]>([
+    ['signed out: the sign-in page, default branding', null, {}, { kind: 'sign-in', clientName: 'Lesson Planner', branding: DEFAULT_SCHOOL, form: { carried: CARRIED } }],
+    ['a client without a name is named by its id', null, { client_id: 'unnamed' }, { kind: 'sign-in', clientName: 'unnamed' }],
+    ['signed in: the consent page, the school\'s branding', signedIn, {}, CONSENT_PAGE],
+    ['signed in, prompt=login: sign in again', signedIn, { prompt: 'login' }, { kind: 'sign-in' }],
+    ['signed in, prompt=select_account: sign in again', signedIn, { prompt: 'select_account' }, { kind: 'sign-in' }],
+    ['signed in, prompt=consent: the consent page', signedIn, { prompt: 'consent' }, { kind: 'consent' }],
+    ['signed in 120 s ago, max_age=60: sign in again', ageSession(120), { max_age: '60' }, { kind: 'sign-in' }],
+    ['signed in 120 s ago, max_age=600: the consent page', ageSession(120), { max_age: '600' }, { kind: 'consent' }],
+    ['an expired session counts as none', expireSession, {}, { kind: 'sign-in' }],
+    [
+      'prompt=none, signed out: login_required to the client',
+      null,
+      { prompt: 'none' },
+      toClient({ error: 'login_required', error_description: 'The user is not signed in and prompt=none forbids asking', state: 'state-abc' }),
+    ],
+    [
+      'prompt=none, signed in: consent_required (consent is asked every time)',
+      signedIn,
+      { prompt: 'none' },
+      toClient({ error: 'consent_required', error_description: 'The user has to approve this request and prompt=none forbids asking', state: 'state-abc' }),
+    ],
+    [
+      'a repeated parameter: invalid_request to the client',
+      null,
+      { nonce: 'a\u0001b' },
+      toClient({ error: 'invalid_request', error_description: 'The nonce parameter is included more than once', state: 'state-abc' }),
+    ],
+    ['an unknown client: a page, no redirect', null, { client_id: 'nobody' }, { kind: 'error-page', error: { error: 'invalid_request', status: 400 } }],
+    ['an unregistered redirect_uri: a page, no redirect', null, { redirect_uri: 'http://127.0.0.1:8765/elsewhere' }, { kind: 'error-page', error: { error: 'invalid_request' } }],
+  ])('%s', async (_name, before, changes, expected) => {
+    const browser = new Browser(setup());
+    if (before) await before(browser);
+    expect(await browser.authorize(changes)).toMatchObject(expected);
+  });
+
+  it('shows a metadata-document client by its host, and says whether it runs on this computer', async () => {
+    const browser = new Browser(setup());
+    await browser.signIn();
+    const outcome = await browser.authorize({ client_id: 'cimd' });
+    expect(outcome).toMatchObject({ kind: 'consent', client: { name: 'Lesson Planner', host: 'app.example.com', loopbackOnly: false } });
+  });
+
+  it('plants the CSRF secret only in a browser that has none', async () => {
+    const browser = new Browser(setup());
+    expect(await browser.authorize()).toMatchObject({ setCookies: [expect.stringMatching(/^csrf=[\w-]{43}; Path=\/; HttpOnly; SameSite=Lax$/)] });
+    expect(await browser.authorize()).toMatchObject({ setCookies: [] });
+  });
+});
+
+describe('AuthorizeService: POST /oauth/authorize/login', () => {
+  it.each<[string, (b: Browser) => Promise<Record<string, string>>, object]>([
+    ['a forged CSRF token: the page again, email kept', async () => ({ _csrf: 'forged.token', email: USER.email, password: 'demo-password' }), { kind: 'sign-in', problem: 'form-expired', email: USER.email }],
+    [
+      'a wrong password: bad credentials',
+      async (b) => ({ _csrf: await b.tokenOf(b.authorize()), email: USER.email, password: 'nope' }),
+      { kind: 'sign-in', problem: 'bad-credentials', email: USER.email },
+    ],
+    [
+      'an unknown email: the same bad credentials',
+      async (b) => ({ _csrf: await b.tokenOf(b.authorize()), email: 'ghost@academy.test', password: 'nope' }),
+      { kind: 'sign-in', problem: 'bad-credentials', email: 'ghost@academy.test' },
+    ],
+    [
+      'a very long email is echoed cut to 320 characters',
+      async (b) => ({ _csrf: await b.tokenOf(b.authorize()), email: 'a'.repeat(400), password: 'nope' }),
+      { kind: 'sign-in', problem: 'bad-credentials', email: 'a'.repeat(320) },
+    ],
+    [
+      'the right password: back to the request, with a session cookie',
+      async (b) => ({ _csrf: await b.tokenOf(b.authorize()), email: USER.email, password: 'demo-password' }),
+      {
+        kind: 'signed-in',
+        location: `/oauth/authorize?${new URLSearchParams(CARRIED).toString()}`,
+        setCookies: [expect.stringMatching(/^session=[\w-]{43}; Max-Age=3600; Path=\/; HttpOnly; SameSite=Lax$/)],
+      },
+    ],
+  ])('%s', async (_name, form, expected) => {
+    const browser = new Browser(setup());
+    expect(await browser.login(await form(browser))).toMatchObject(expected);
+  });
+
+  it('a browser without the CSRF cookie gets one with the page that says the form expired', async () => {
+    const outcome = await new Browser(setup()).login({ _csrf: 'x.y', email: USER.email, password: 'demo-password' });
+    expect(outcome).toMatchObject({ kind: 'sign-in', problem: 'form-expired', setCookies: [expect.stringMatching(/^csrf=/)] });
+  });
+
+  it('checks the password with the client address (the sign-in rate limits)', async () => {
+    const world = setup();
+    const browser = new Browser(world);
+    await browser.login({ _csrf: await browser.tokenOf(browser.authorize()), email: USER.email, password: 'nope' });
+    expect(world.passwordChecks).toEqual([{ email: USER.email, ip: IP }]);
+  });
+
+  it('drops prompt=login and select_account from the request it returns to, keeps the rest', async () => {
+    const browser = new Browser(setup());
+    const changes = { prompt: 'login consent select_account' };
+    const outcome = await browser.login({ _csrf: await browser.tokenOf(browser.authorize(changes)), email: USER.email, password: 'demo-password' }, changes);
+    expect(outcome.kind === 'signed-in' && new URL(outcome.location, ISSUER).searchParams.get('prompt')).toBe('consent');
+  });
+
+  it('replaces the session the browser had (fixation)', async () => {
+    const world = setup();
+    const browser = new Browser(world);
+    await browser.signIn();
+    const first = browser.jar.get('session') as string;
+    await browser.signIn({ prompt: 'login' });
+    expect(browser.jar.get('session')).not.toBe(first);
+    expect([...world.sessionRows.keys()]).toEqual([hashToken(browser.jar.get('session') as string)]);
+  });
+});
+
+describe('AuthorizeService: POST /oauth/authorize/consent', () => {
+  /** A signed-in browser on the consent page; the form it would send. */
+  async function onConsentPage(world = setup()) {
+    const browser = new Browser(world);
+    await browser.signIn();
+    return { browser, _csrf: await browser.tokenOf(browser.authorize()) };
+  }
+
+  it.each<[string, (page: Awaited<ReturnType<typeof onConsentPage>>) => Promise<AuthorizeOutcome>, object]>([
+    ['Deny: access_denied to the client', ({ browser, _csrf }) => browser.consent({ _csrf, decision: 'deny' }), toClient({ error: 'access_denied', error_description: 'The user denied the request', state: 'state-abc' })],
+    ['no decision: the page again', ({ browser, _csrf }) => browser.consent({ _csrf }), { ...CONSENT_PAGE, problem: 'no-decision' }],
+    ['an unknown decision: the page again', ({ browser, _csrf }) => browser.consent({ _csrf, decision: 'maybe' }), { kind: 'consent', problem: 'no-decision' }],
+    ['a forged CSRF token: the page again', ({ browser }) => browser.consent({ _csrf: 'forged.token', decision: 'approve' }), { kind: 'consent', problem: 'form-expired' }],
+    [
+      'a scope widened in the form: the token named the scope shown',
+      ({ browser, _csrf }) => browser.consent({ _csrf, decision: 'approve' }, { scope: 'openid students:write' }),
+      { kind: 'consent', problem: 'form-expired', scopes: ['openid', 'students:write'] },
+    ],
+    [
+      'an unknown scope carried back: invalid_scope to the client',
+      ({ browser, _csrf }) => browser.consent({ _csrf, decision: 'approve' }, { scope: 'openid admin:everything' }),
+      { kind: 'to-client', params: { error: 'invalid_scope' } },
+    ],
+    [
+      'a swapped redirect_uri: a page, no redirect',
+      ({ browser, _csrf }) => browser.consent({ _csrf, decision: 'approve' }, { redirect_uri: 'http://evil.example/cb' }),
+      { kind: 'error-page', error: { error: 'invalid_request' } },
+    ],
+    [
+      'the session ended: the sign-in page',
+      async ({ browser, _csrf }) => {
+        for (const row of browser.world.sessionRows.values()) row.expiresAt = new Date(0);
+        return browser.consent({ _csrf, decision: 'approve' });
+      },
+      { kind: 'sign-in', problem: 'session-ended', email: undefined },
+    ],
+  ])('%s', async (_name, act, expected) => {
+    const page = await onConsentPage();
+    expect(await act(page)).toMatchObject(expected);
+    expect(page.browser.world.approved).toEqual([]);
+  });
+
+  it("refuses another session's token, even with that browser's CSRF cookie", async () => {
+    const world = setup();
+    const attacker = await onConsentPage(world);
+    const victim = await onConsentPage(world);
+    victim.browser.jar.set('csrf', attacker.browser.jar.get('csrf') as string);
+    expect(await victim.browser.consent({ _csrf: attacker._csrf, decision: 'approve' })).toMatchObject({ kind: 'consent', problem: 'form-expired' });
+    expect(world.approved).toEqual([]);
+  });
+
+  it('Approve: stores the grant with a hashed code and sends the code to the client with state and iss', async () => {
+    const world = setup();
+    const { browser, _csrf } = await onConsentPage(world);
+    const outcome = await browser.consent({ _csrf, decision: 'approve' }, { resource: `${ISSUER}/mcp` });
+    expect(outcome).toMatchObject({ kind: 'to-client', redirectUri: REDIRECT, params: { code: expect.stringMatching(/^[\w-]{43}$/), state: 'state-abc', iss: ISSUER } });
+    const code = outcome.kind === 'to-client' ? (outcome.params.code as string) : '';
+    const [session] = world.sessionRows.values();
+    expect(world.approved).toEqual([
+      {
+        clientId: 'planner',
+        userId: USER.id,
+        schoolId: USER.schoolId,
+        scope: 'openid students:read',
+        resource: ISSUER,
+        nonce: 'nonce-xyz',
+        authTime: session.authTime,
+        codeHash: hashToken(code),
+        redirectUri: REDIRECT,
+        codeChallenge: CHALLENGE,
+        codeExpiresAt: expect.any(Date),
+      },
+    ]);
+    const ttl = world.approved[0].codeExpiresAt.getTime() - Date.now();
+    expect(ttl).toBeGreaterThan(50_000);
+    expect(ttl).toBeLessThanOrEqual(60_000);
+  });
+});
+
+describe('outcomeOfError', () => {
+  it.each<[string, unknown, object]>([
+    ['an unexpected error: a 500 page', new Error('boom'), { kind: 'error-page', error: { error: 'server_error', status: 500 } }],
+    [
+      'an unreachable peer: a 503 page',
+      Object.assign(new Error('connect'), { code: 'ECONNREFUSED' }),
+      { kind: 'error-page', error: { error: 'temporarily_unavailable', status: 503 } },
+    ],
+  ])('%s', (_name, exception, expected) => {
+    expect(outcomeOfError(exception, ISSUER).outcome).toMatchObject(expected);
+  });
+});
