@@ -1,5 +1,5 @@
 import { Logger } from '@nestjs/common';
-import { createClient, type RedisClientType } from 'redis';
+import { RedisConnection } from '@platform/redis-connection';
 import type { ResolvedBearerAuthOptions } from './options';
 
 /** v2: entries carry their generation; an instance of the previous format would misread them. */
@@ -15,11 +15,12 @@ interface Entry<T> {
 }
 
 /**
- * The Redis layer of the introspection cache, and the judge of whether anything cached may be
- * trusted. Revocation events travel over the same Redis, so while it is away they are lost:
+ * The Redis layer of the introspection cache, on the process's shared Redis connection.
+ * Whether anything cached may be trusted at all (no revocation event missed) is BusTrust's to
+ * say; this layer says whether its shared entries may be read and written:
  *  - from the first failed or unanswered command (or 'error' event) until Redis answers again,
- *    nothing cached is trusted (trustPeriod() is undefined) and this layer reads and writes
- *    nothing;
+ *    it reads and writes nothing, and reports the failure (`onFailure`: the owner tells
+ *    BusTrust, since revocation events travel over the same Redis);
  *  - every (re)connection, the first one included, takes a new generation (INCR): entries
  *    written before it, by any instance, are ignored, and `onNewGeneration` lets the owner
  *    empty its in-process layer. A heartbeat carries a newer generation to the instances
@@ -29,58 +30,60 @@ interface Entry<T> {
  */
 export class RedisAnswerCache<T> {
   private readonly logger = new Logger('TokenValidator');
-  private readonly client: RedisClientType;
-  private trusted = false;
+  private redis?: RedisConnection;
+  private usable = false;
   private generation = 0;
-  /** Counts failures, so a recovery that raced with a new failure does not end the outage. */
-  private failures = 0;
+  /** Changes with every failure and every generation: an answer is written only in the epoch it was asked in. */
+  private epoch = 0;
   private recovering?: Promise<void>;
   private heartbeat?: NodeJS.Timeout;
   private lastWarning = 0;
+  private readonly onError = (error: Error) => this.failed(error);
+  private readonly onReady = () => void this.recover();
 
   constructor(
-    url: string,
+    private readonly url: string,
     private readonly options: ResolvedBearerAuthOptions,
+    private readonly onFailure: (reason: string) => void,
     private readonly onNewGeneration: () => void,
-  ) {
-    this.client = createClient({
-      url,
-      // Fail fast instead of queueing while Redis is away: validation then goes around it.
-      disableOfflineQueue: true,
-      commandOptions: { timeout: options.redisTimeoutMs },
-      socket: { connectTimeout: 1_000, reconnectStrategy: (retries: number) => Math.min(100 * 2 ** retries, 2_000) },
-    });
-    this.client.on('error', (error: Error) => this.failed(error));
-    this.client.on('ready', () => void this.recover());
-  }
+  ) {}
 
   /** Connects in the background: until Redis answers, validation goes around it. */
   start(): void {
-    this.client.connect().catch((error: Error) => this.warn(error.message));
+    if (this.redis) return;
+    const redis = RedisConnection.acquire(this.url);
+    this.redis = redis;
+    redis.client.on('error', this.onError);
+    redis.client.on('ready', this.onReady);
+    if (redis.isReady) void this.recover();
     this.heartbeat = setInterval(() => void this.beat(), HEARTBEAT_MS);
     this.heartbeat.unref();
   }
 
   async stop(): Promise<void> {
     clearInterval(this.heartbeat);
-    // close() waits for replies, which a frozen Redis never sends.
-    if (this.client.isReady) await this.bounded(this.client.close()).catch(() => undefined);
-    if (this.client.isOpen) this.client.destroy();
+    const redis = this.redis;
+    if (!redis) return;
+    this.redis = undefined;
+    this.usable = false;
+    redis.client.off('error', this.onError);
+    redis.client.off('ready', this.onReady);
+    await redis.release();
   }
 
   /**
-   * Names the current stretch of trust (it changes with every outage), or undefined while
-   * nothing cached may be used: an answer obtained during one stretch is cached only if the
-   * stretch is still the current one.
+   * Names the current stretch in which shared entries may be used (it changes with every
+   * failure and generation), or undefined while they may not: an answer obtained during one
+   * stretch is written only if the stretch is still the current one.
    */
-  trustPeriod(): number | undefined {
-    return this.trusted ? this.failures : undefined;
+  currentEpoch(): number | undefined {
+    return this.usable ? this.epoch : undefined;
   }
 
   async get(key: string): Promise<T | undefined> {
-    if (!this.trusted) return undefined;
+    if (!this.usable) return undefined;
     try {
-      const raw = await this.bounded(this.client.get(ENTRY_PREFIX + key));
+      const raw = await this.send<string | null>(['GET', ENTRY_PREFIX + key]);
       const entry = raw === null ? undefined : (JSON.parse(raw) as Partial<Entry<T>>);
       // Older generations may hold answers revoked while nobody listened.
       const answer = entry && typeof entry.g === 'number' && entry.g >= this.generation ? entry.a : undefined;
@@ -92,12 +95,11 @@ export class RedisAnswerCache<T> {
     }
   }
 
-  set(key: string, value: T, ttlMs: number): void {
-    if (!this.trusted) return;
+  /** Writes an answer asked for in `epoch` (currentEpoch() before asking), if that is still the current one. */
+  set(key: string, value: T, ttlMs: number, epoch: number | undefined): void {
+    if (!this.usable || epoch !== this.epoch) return;
     const entry: Entry<T> = { g: this.generation, a: value };
-    this.bounded(this.client.set(ENTRY_PREFIX + key, JSON.stringify(entry), { expiration: { type: 'PX', value: Math.ceil(ttlMs) } })).catch(
-      (error: Error) => this.failed(error),
-    );
+    this.send(['SET', ENTRY_PREFIX + key, JSON.stringify(entry), 'PX', String(Math.ceil(ttlMs))]).catch((error: Error) => this.failed(error));
   }
 
   /**
@@ -105,14 +107,21 @@ export class RedisAnswerCache<T> {
    * outage, it ends with a new generation, which retires the entry everywhere.
    */
   async delete(keys: readonly string[]): Promise<void> {
-    if (!this.client.isReady || keys.length === 0) return;
-    await this.bounded(this.client.del(keys.map((key) => ENTRY_PREFIX + key))).catch((error: Error) => this.failed(error));
+    if (!this.redis?.isReady || keys.length === 0) return;
+    await this.send(['DEL', ...keys.map((key) => ENTRY_PREFIX + key)]).catch((error: Error) => this.failed(error));
+  }
+
+  private send<R>(args: string[]): Promise<R> {
+    const redis = this.redis;
+    if (!redis) return Promise.reject(new Error('the cache is stopped'));
+    return redis.command((client, abortSignal) => client.sendCommand(args, { abortSignal }) as Promise<R>, this.options.redisTimeoutMs);
   }
 
   private failed(error: Error): void {
-    this.failures++;
-    this.trusted = false;
+    this.epoch++;
+    this.usable = false;
     this.warn(error.message);
+    this.onFailure(error.message);
   }
 
   private recover(): Promise<void> {
@@ -121,13 +130,15 @@ export class RedisAnswerCache<T> {
   }
 
   private async takeNewGeneration(): Promise<void> {
-    const failuresBefore = this.failures;
+    const epochBefore = this.epoch;
     try {
-      const generation = await this.bounded(this.client.incr(GENERATION_KEY));
-      if (this.failures !== failuresBefore) return;
+      const generation = Number(await this.send<number>(['INCR', GENERATION_KEY]));
+      // A failure raced with the recovery: it does not end the outage.
+      if (this.epoch !== epochBefore || !this.redis) return;
       this.onNewGeneration();
       this.generation = generation;
-      this.trusted = true;
+      this.epoch++;
+      this.usable = true;
     } catch (error) {
       this.failed(error as Error);
     }
@@ -139,28 +150,20 @@ export class RedisAnswerCache<T> {
    * once Redis answers again, and adopts the newer generation of an instance that recovered.
    */
   private async beat(): Promise<void> {
-    if (!this.client.isReady) return;
+    if (!this.redis?.isReady) return;
     try {
-      const current = Number(await this.bounded(this.client.get(GENERATION_KEY)));
-      if (!this.trusted) await this.recover();
+      const current = Number(await this.send<string | null>(['GET', GENERATION_KEY]));
+      if (!this.usable) await this.recover();
       else if (current > this.generation) {
         // Another instance lived through an outage this one did not notice; events may have
         // been lost for this one too (its subscriber shares the Redis): start afresh as well.
         this.onNewGeneration();
         this.generation = current;
+        this.epoch++;
       }
     } catch (error) {
       this.failed(error as Error);
     }
-  }
-
-  /** node-redis drops a command's timeout once it is written: the reply is raced here. */
-  private bounded<R>(command: Promise<R>): Promise<R> {
-    let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<never>((_resolve, reject) => {
-      timer = setTimeout(() => reject(new Error(`Redis did not answer within ${this.options.redisTimeoutMs} ms`)), this.options.redisTimeoutMs);
-    });
-    return Promise.race([command, timeout]).finally(() => clearTimeout(timer));
   }
 
   /** At most one warning every 10 s, however many requests go around Redis. */

@@ -15,9 +15,8 @@ export class RevocationListener implements OnModuleInit, OnModuleDestroy {
   ) {}
 
   async onModuleInit(): Promise<void> {
-    // Revocations published while our subscription was down never arrive: forget what this
-    // instance cached (Redis entries were evicted by the instances that did hear them).
-    this.options.eventBus.onMissedMessages?.(() => this.validator.clearLocal());
+    // Revocations published while the subscription was down never arrive: that is BusTrust's
+    // to judge (the validator then uses nothing cached, and starts afresh).
     this.unsubscribe = await this.options.eventBus.subscribe<TokenRevokedEvent>(TOKEN_REVOKED_CHANNEL, (event) => {
       if (!Array.isArray(event?.accessTokenHashes)) return;
       const keys = event.accessTokenHashes.filter((key): key is string => typeof key === 'string');

@@ -1,5 +1,6 @@
 import { Inject, Injectable, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import { accessTokenKey, type IntrospectionResponse } from '@platform/contracts';
+import { BusTrust } from '@platform/event-bus';
 import { InvalidTokenError } from '@platform/oauth-errors';
 import { LRUCache } from 'lru-cache';
 import { IntrospectionClient } from './introspection-client';
@@ -32,16 +33,16 @@ const INACTIVE_ENTRY: LocalEntry = Object.freeze({ answer: INACTIVE });
 const INVALID_DESCRIPTION = 'The access token is invalid, expired or revoked';
 /** The longest token the authorization server accepts at introspection. */
 const MAX_TOKEN_LENGTH = 4096;
-/** Without Redis there are no outages: the in-process layer is always trusted. */
-const ALWAYS_TRUSTED = 0;
 
 /**
  * Validates bearer tokens by RFC 7662 introspection, with two cache layers keyed by the
  * token's SHA-256 (never the token): an in-process LRU for hot tokens and Redis shared by
  * every instance. Active answers live at most until the token expires and never longer than
  * the configured ceiling; inactive answers briefly. Revocation events evict both layers.
- * While Redis is away (and with it the revocation events), nothing cached is used: every
- * validation is an introspection, and what was cached before is not trusted afterwards (see
+ * While revocation events may be being lost (BusTrust: the bus's heartbeat and subscription,
+ * and every failed command of the Redis layer, which shares that Redis), nothing cached is
+ * used: every validation is an introspection, and what was cached before is not trusted
+ * afterwards (the in-process layer starts empty, the Redis layer in a new generation: see
  * RedisAnswerCache). It never accepts a token it could not check.
  */
 @Injectable()
@@ -52,6 +53,8 @@ export class TokenValidator implements OnModuleInit, OnModuleDestroy {
   private readonly revoked: LRUCache<string, true>;
   private readonly inFlight = new Map<string, Promise<LocalEntry>>();
   private readonly shared?: RedisAnswerCache<CachedAnswer>;
+  /** May anything cached be used: no revocation event missed. */
+  private readonly trust: BusTrust;
   /** The configured resource as the one accepted audience, built once (this is every API call's path). */
   private readonly resourceAudiences: readonly string[];
 
@@ -60,16 +63,27 @@ export class TokenValidator implements OnModuleInit, OnModuleDestroy {
     this.introspection = new IntrospectionClient(options);
     this.local = new LRUCache({ max: options.cache.inProcessEntries });
     this.revoked = new LRUCache({ max: 100_000, ttl: options.cache.ttlCeilingSeconds * 1000 });
-    if (options.redisUrl) this.shared = new RedisAnswerCache(options.redisUrl, options, () => this.local.clear());
+    this.trust = new BusTrust(options.eventBus, { name: 'bearer-auth', holds: 'the introspection cache' });
+    // Trust ended or came back: what the in-process layer holds may be stale.
+    this.trust.onChange(() => this.local.clear());
+    if (options.redisUrl) {
+      this.shared = new RedisAnswerCache(
+        options.redisUrl,
+        options,
+        (reason) => this.trust.interrupted(`Redis: ${reason}`),
+        () => this.local.clear(),
+      );
+    }
   }
 
   async onModuleInit(): Promise<void> {
     // In the background: the service starts (and validates through introspection) while Redis is down.
     this.shared?.start();
+    await this.trust.start();
   }
 
   async onModuleDestroy(): Promise<void> {
-    await this.shared?.stop();
+    await Promise.all([this.trust.stop(), this.shared?.stop()]);
   }
 
   /**
@@ -107,11 +121,6 @@ export class TokenValidator implements OnModuleInit, OnModuleDestroy {
     await this.shared?.delete(keys);
   }
 
-  /** Empties the in-process layer (after an outage of the event bus, events may be lost). */
-  clearLocal(): void {
-    this.local.clear();
-  }
-
   private async answer(key: string, token: string): Promise<LocalEntry> {
     if (this.trustPeriod() === undefined) {
       // Revocation events may be being lost: only the authorization server knows.
@@ -121,7 +130,7 @@ export class TokenValidator implements OnModuleInit, OnModuleDestroy {
   }
 
   private trustPeriod(): number | undefined {
-    return this.shared ? this.shared.trustPeriod() : ALWAYS_TRUSTED;
+    return this.trust.trustPeriod();
   }
 
   /** A tombstone (revoked recently) answers inactive from memory too. */
@@ -139,7 +148,7 @@ export class TokenValidator implements OnModuleInit, OnModuleDestroy {
     const answer = await this.shared?.get(key);
     if (!answer) return undefined;
     const entry = toEntry(answer);
-    this.remember(key, entry, false);
+    this.remember(key, entry);
     return entry;
   }
 
@@ -155,6 +164,7 @@ export class TokenValidator implements OnModuleInit, OnModuleDestroy {
 
   private async introspect(key: string, token: string): Promise<LocalEntry> {
     const period = this.trustPeriod();
+    const epoch = this.shared?.currentEpoch();
     let answer: CachedAnswer;
     try {
       answer = toCachedAnswer(await this.introspection.introspect(token));
@@ -165,18 +175,19 @@ export class TokenValidator implements OnModuleInit, OnModuleDestroy {
     this.options.metrics.introspection(answer.active ? 'active' : 'inactive');
     const entry = toEntry(answer);
     // Not if an outage began or ended meanwhile: a revocation event may have been lost.
-    if (!this.revoked.has(key) && period !== undefined && period === this.trustPeriod()) this.remember(key, entry, true);
+    if (!this.revoked.has(key) && period !== undefined && period === this.trustPeriod()) this.remember(key, entry, epoch);
     return entry;
   }
 
-  private remember(key: string, entry: LocalEntry, writeToRedis: boolean): void {
+  /** In memory, and in Redis when `redisEpoch` (the Redis layer's epoch when it was asked) is still current. */
+  private remember(key: string, entry: LocalEntry, redisEpoch?: number): void {
     const answer = entry.answer;
     const ttlMs = answer.active
       ? Math.min(answer.expiresAt * 1000 - Date.now(), this.options.cache.ttlCeilingSeconds * 1000)
       : this.options.cache.inactiveTtlSeconds * 1000;
     if (ttlMs <= 0) return;
     this.local.set(key, entry, { ttl: Math.min(ttlMs, this.options.cache.inProcessTtlSeconds * 1000) });
-    if (writeToRedis) this.shared?.set(key, answer, ttlMs);
+    if (redisEpoch !== undefined) this.shared?.set(key, answer, ttlMs, redisEpoch);
   }
 }
 

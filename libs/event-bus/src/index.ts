@@ -1,4 +1,5 @@
 export { EVENT_BUS, type EventBus, type EventHandler } from './event-bus';
+export { BusTrust, type BusTrustOptions } from './bus-trust';
 export { LocalEventBus } from './local-event-bus';
 export { RedisEventBus } from './redis-event-bus';
 

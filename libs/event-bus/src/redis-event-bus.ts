@@ -1,69 +1,67 @@
 import { Logger } from '@nestjs/common';
-import { createClient, type RedisClientType } from 'redis';
+import { RedisConnection, withDeadline } from '@platform/redis-connection';
+import type { RedisClientType } from 'redis';
 import type { EventBus, EventHandler } from './event-bus';
 
 const logger = new Logger('RedisEventBus');
 
 /** How long a publish may wait for Redis before the caller goes on without it. */
 export const PUBLISH_DEADLINE_MS = 1_000;
+/** UNSUBSCRIBE at close: a frozen Redis never answers it. */
+const UNSUBSCRIBE_DEADLINE_MS = 200;
 
 /**
- * Redis pub/sub. A subscriber connection cannot issue other commands, so publishing and
- * subscribing use two connections; both reconnect by themselves after an outage.
+ * Redis pub/sub on the process's Redis connections (RedisConnection): PUBLISH on the shared
+ * commands connection, SUBSCRIBE on the pub/sub one. Both reconnect by themselves.
  */
 export class RedisEventBus implements EventBus {
-  private readonly publisher: RedisClientType;
+  private readonly redis: RedisConnection;
   private subscriber?: RedisClientType;
+  private readonly subscriptions = new Set<{ channel: string; listener: (message: string) => void }>();
   private readonly missedMessageHandlers: (() => void)[] = [];
   /** The subscriber connection failed since it was last ready: messages may have been lost. */
   private subscriberInterrupted = false;
+  private readonly onSubscriberError = () => {
+    this.subscriberInterrupted = true;
+  };
+  // node-redis re-subscribes by itself after reconnecting; what was published meanwhile is gone.
+  private readonly onSubscriberReady = () => {
+    if (!this.subscriberInterrupted) return;
+    this.subscriberInterrupted = false;
+    logger.warn('subscriber reconnected: messages published while it was away are lost');
+    for (const handler of this.missedMessageHandlers) handler();
+  };
 
-  constructor(private readonly url: string) {
-    this.publisher = createClient({ url, socket: { reconnectStrategy: reconnectDelay } });
-    this.publisher.on('error', (error: Error) => logger.warn(`publisher: ${error.message}`));
+  constructor(url: string) {
+    this.redis = RedisConnection.acquire(url);
   }
 
+  /** Resolves once Redis is connected (it waits for Redis to come up). */
   async connect(): Promise<this> {
-    await this.publisher.connect();
+    await this.redis.connected();
     return this;
   }
 
   /**
    * Rejects at once while the connection is down, and after PUBLISH_DEADLINE_MS when Redis is
    * frozen, so that a revocation never waits on Redis. The message may then be lost (or arrive
-   * late): subscribers must not rely on every message arriving, and the resource servers drop
-   * their cached answers when their own Redis connection comes back.
+   * late): subscribers must not rely on every message arriving (BusTrust says when they may).
    */
   async publish<T>(channel: string, payload: T): Promise<void> {
-    if (!this.publisher.isReady) throw new Error('Redis is not connected');
-    let timer: NodeJS.Timeout | undefined;
-    const deadline = new Promise<never>((_resolve, reject) => {
-      timer = setTimeout(() => reject(new Error(`Redis did not take the message within ${PUBLISH_DEADLINE_MS} ms`)), PUBLISH_DEADLINE_MS);
-    });
-    const sent = this.publisher.publish(channel, JSON.stringify(payload));
-    sent.catch(() => undefined);
-    try {
-      await Promise.race([sent, deadline]);
-    } finally {
-      clearTimeout(timer);
-    }
+    await this.redis.command(
+      (client, abortSignal) => client.sendCommand(['PUBLISH', channel, JSON.stringify(payload)], { abortSignal }),
+      PUBLISH_DEADLINE_MS,
+    );
   }
 
   async subscribe<T>(channel: string, handler: EventHandler<T>): Promise<() => Promise<void>> {
     if (!this.subscriber) {
-      this.subscriber = this.publisher.duplicate();
-      this.subscriber.on('error', (error: Error) => {
-        this.subscriberInterrupted = true;
-        logger.warn(`subscriber: ${error.message}`);
-      });
-      // node-redis re-subscribes by itself after reconnecting; what was published meanwhile is gone.
-      this.subscriber.on('ready', () => {
-        if (!this.subscriberInterrupted) return;
-        this.subscriberInterrupted = false;
-        logger.warn('subscriber reconnected: messages published while it was away are lost');
-        for (const handler of this.missedMessageHandlers) handler();
-      });
-      await this.subscriber.connect();
+      const subscriber = await this.redis.subscriber();
+      if (!this.subscriber) {
+        this.subscriber = subscriber;
+        subscriber.on('error', this.onSubscriberError);
+        subscriber.on('ready', this.onSubscriberReady);
+      }
     }
     const listener = (message: string) => {
       try {
@@ -72,22 +70,27 @@ export class RedisEventBus implements EventBus {
         logger.warn(`dropped a malformed message on ${channel}: ${(error as Error).message}`);
       }
     };
+    const subscription = { channel, listener };
     await this.subscriber.subscribe(channel, listener);
-    const subscriber = this.subscriber;
-    return async () => {
-      await subscriber.unsubscribe(channel, listener);
-    };
+    this.subscriptions.add(subscription);
+    return () => this.unsubscribe(subscription);
   }
 
   onMissedMessages(handler: () => void): void {
     this.missedMessageHandlers.push(handler);
   }
 
+  /** Ends this bus's subscriptions (the pub/sub connection may serve others) and its lease. */
   async close(): Promise<void> {
-    await Promise.allSettled([this.subscriber?.close(), this.publisher.close()]);
+    await Promise.allSettled([...this.subscriptions].map((subscription) => this.unsubscribe(subscription)));
+    this.subscriber?.off('error', this.onSubscriberError);
+    this.subscriber?.off('ready', this.onSubscriberReady);
+    await this.redis.release();
   }
-}
 
-function reconnectDelay(retries: number): number {
-  return Math.min(50 * 2 ** retries, 2_000);
+  private async unsubscribe(subscription: { channel: string; listener: (message: string) => void }): Promise<void> {
+    if (!this.subscriptions.delete(subscription) || !this.subscriber) return;
+    const subscriber = this.subscriber;
+    await withDeadline(() => subscriber.unsubscribe(subscription.channel, subscription.listener), UNSUBSCRIBE_DEADLINE_MS);
+  }
 }

@@ -8,7 +8,7 @@ import {
 } from '@nestjs/common';
 import { type HealthIndicatorResult, HealthIndicatorService } from '@nestjs/terminus';
 import type { FastifyReply } from 'fastify';
-import { createClient, type RedisClientType } from 'redis';
+import { RedisConnection } from '@platform/redis-connection';
 
 export type Probe = (signal: AbortSignal) => Promise<unknown>;
 
@@ -56,35 +56,33 @@ export async function httpProbe(url: string, signal: AbortSignal): Promise<void>
 }
 
 /**
- * A Redis connection of its own for PING, so that readiness asks Redis itself rather than
- * whatever state another client is in. Fails fast while Redis is away and reconnects alone.
+ * PING on the process's shared Redis connection (RedisConnection): readiness asks Redis through
+ * the connection the service itself uses, so "ready" means this process reaches Redis. Fails at
+ * once while that connection is down; it reconnects by itself.
  */
 export class RedisPing {
-  private readonly client: RedisClientType;
+  private redis?: RedisConnection;
 
-  constructor(url: string) {
-    this.client = createClient({
-      url,
-      disableOfflineQueue: true,
-      socket: { connectTimeout: 1_000, reconnectStrategy: (retries: number) => Math.min(100 * 2 ** retries, 2_000) },
-    });
-    // Reported by the readiness check, not on every reconnection attempt.
-    this.client.on('error', () => undefined);
-  }
+  constructor(
+    private readonly url: string,
+    /** The readiness check's own deadline: a frozen Redis is "no answer within …", not an error. */
+    private readonly deadlineMs: number,
+  ) {}
 
   /** Not awaited: the service starts while Redis is down, and is simply not ready. */
   start(): void {
-    this.client.connect().catch(() => undefined);
+    this.redis ??= RedisConnection.acquire(this.url);
   }
 
   async ping(): Promise<void> {
-    if (!this.client.isReady) throw new Error('not connected to Redis');
-    await this.client.ping();
+    if (!this.redis) throw new Error('not connected to Redis');
+    await this.redis.command((client, abortSignal) => client.sendCommand(['PING'], { abortSignal }), this.deadlineMs);
   }
 
   async close(): Promise<void> {
-    if (this.client.isReady) await this.client.close().catch(() => this.client.destroy());
-    else if (this.client.isOpen) this.client.destroy();
+    const redis = this.redis;
+    this.redis = undefined;
+    await redis?.release();
   }
 }
 

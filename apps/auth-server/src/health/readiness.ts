@@ -18,8 +18,8 @@ export class Readiness implements OnModuleInit, OnApplicationShutdown {
     private readonly prisma: PrismaService,
     private readonly probes: ReadinessProbes,
   ) {
-    this.redis = config.redisUrl ? new RedisPing(config.redisUrl) : undefined;
     this.timeoutMs = config.operations.healthCheckTimeoutMs;
+    this.redis = config.redisUrl ? new RedisPing(config.redisUrl, this.timeoutMs) : undefined;
   }
 
   onModuleInit(): void {
