@@ -1,41 +1,19 @@
-import { InvalidClientError, InvalidRequestError, type OAuthError } from '@platform/oauth-errors';
-import type { ClientDirectory, DirectoryClient } from '../client-metadata-documents';
+import { InvalidClientError, InvalidRequestError } from '@platform/oauth-errors';
 import { hashToken } from '../crypto/tokens';
-import { ClientAuthenticator } from './client-authenticator';
-import { readClientCredentials } from './client-credentials';
 import { FormParams } from '../http/form-params';
+import { authenticatorOver, basic, directoryClient, type ExpectedOAuthError, expectOAuthError } from '../../test/support/unit-fixtures';
+import { readClientCredentials } from './client-credentials';
 
 /**
  * Table-driven unit spec of client authentication (RFC 6749 §2.3, §2.3.1, §5.2). Each case names
  * the clients the directory holds, the request (form parameters and Authorization header, read by
  * the real readClientCredentials), and the exact outcome plus the directory lookups. The
- * directory is an in-memory double of ClientDirectory.findClient.
+ * directory is an in-memory double of ClientDirectory.findClient (test/support/unit-fixtures.ts).
  */
 
 const SECRET = 'the-confidential-secret';
-const BASIC_CHALLENGE = 'Basic realm="oauth", charset="UTF-8"';
 
-function directoryClient(overrides: Partial<DirectoryClient>): DirectoryClient {
-  return {
-    id: 'public-app',
-    secretHash: null,
-    name: null,
-    applicationType: 'native',
-    redirectUris: ['http://127.0.0.1/cb'],
-    tokenEndpointAuthMethod: 'none',
-    grantTypes: ['authorization_code', 'refresh_token'],
-    responseTypes: ['code'],
-    scope: 'courses:read',
-    createdAt: new Date(0),
-    kind: 'dynamic',
-    scopeCeiling: null,
-    host: null,
-    loopbackOnly: false,
-    ...overrides,
-  };
-}
-
-const CLIENTS: DirectoryClient[] = [
+const CLIENTS = [
   directoryClient({ id: 'public-app' }),
   directoryClient({ id: 'confidential-post', tokenEndpointAuthMethod: 'client_secret_post', secretHash: hashToken(SECRET) }),
   directoryClient({ id: 'confidential-basic', tokenEndpointAuthMethod: 'client_secret_basic', secretHash: hashToken(SECRET) }),
@@ -44,26 +22,18 @@ const CLIENTS: DirectoryClient[] = [
 /** A client_id URL whose metadata document the directory refuses. */
 const REFUSED_DOCUMENT = 'https://app.example/refused-client.json';
 
-function directoryDouble(lookups: string[]): Pick<ClientDirectory, 'findClient'> {
-  return {
-    async findClient(clientId) {
-      lookups.push(clientId);
-      if (clientId === REFUSED_DOCUMENT) throw new InvalidClientError('The client metadata document was refused', 'document refused');
-      return CLIENTS.find((client) => client.id === clientId) ?? null;
-    },
-  };
+/** The authenticator over the directory double, recording each lookup; it refuses REFUSED_DOCUMENT as the real one would. */
+function authenticator(lookups: string[]) {
+  return authenticatorOver(CLIENTS, (clientId) => {
+    lookups.push(clientId);
+    if (clientId === REFUSED_DOCUMENT) throw new InvalidClientError('The client metadata document was refused', 'document refused');
+  });
 }
-
-const basic = (id: string, secret: string) => `Basic ${Buffer.from(`${encodeURIComponent(id)}:${encodeURIComponent(secret)}`).toString('base64')}`;
-
-type ErrorClass = new (...args: never[]) => OAuthError;
 
 interface Case {
   name: string;
   request: { body: Record<string, string>; authorization?: string };
-  expected:
-    | { client: string; lookups: string[] }
-    | { error: ErrorClass; code: string; description: string; detail?: string; basicChallenge: boolean; lookups: string[] };
+  expected: { client: string; lookups: string[] } | (ExpectedOAuthError & { basicChallenge: boolean; lookups: string[] });
 }
 
 const FAILED = 'Client authentication failed';
@@ -233,25 +203,11 @@ const cases: Case[] = [
 describe('ClientAuthenticator (RFC 6749 §2.3, §5.2 invalid_client)', () => {
   it.each(cases)('$name', async ({ request, expected }) => {
     const lookups: string[] = [];
-    const authenticator = new ClientAuthenticator(directoryDouble(lookups) as ClientDirectory);
 
-    const outcome = (async () =>
-      authenticator.authenticate(readClientCredentials(FormParams.from(request.body), request.authorization)))();
+    const outcome = (async () => authenticator(lookups).authenticate(readClientCredentials(FormParams.from(request.body), request.authorization)))();
 
-    if ('error' in expected) {
-      const error = await outcome.then(
-        () => {
-          throw new Error('expected an OAuth error, got a client');
-        },
-        (thrown: unknown) => thrown,
-      );
-      expect(error).toBeInstanceOf(expected.error);
-      expect(error).toMatchObject({ error: expected.code, description: expected.description });
-      if (expected.detail) expect((error as OAuthError).internalDetail).toBe(expected.detail);
-      expect((error as OAuthError).headers['www-authenticate']).toBe(expected.basicChallenge ? BASIC_CHALLENGE : undefined);
-    } else {
-      expect((await outcome).id).toBe(expected.client);
-    }
+    if ('error' in expected) await expectOAuthError(outcome, expected);
+    else expect((await outcome).id).toBe(expected.client);
     expect(lookups).toEqual(expected.lookups);
   });
 });

@@ -1,56 +1,35 @@
-import { InvalidClientError, InvalidRequestError, type OAuthError } from '@platform/oauth-errors';
+import { InvalidClientError, InvalidRequestError } from '@platform/oauth-errors';
 import type { IntrospectionResponse } from '@platform/contracts';
-import { ClientAuthenticator } from '../client-auth/client-authenticator';
-import type { ClientDirectory, DirectoryClient } from '../client-metadata-documents';
+import {
+  accessTokenRow,
+  authenticatorOver,
+  basic,
+  confidentialClient,
+  directoryClient,
+  type ExpectedOAuthError,
+  expectOAuthError,
+  ISSUER,
+  refreshTokenRow,
+  TOKEN_TIMES,
+  tokenLookupOver,
+} from '../../test/support/unit-fixtures';
 import type { AuthConfig } from '../config/auth-config';
-import { hashToken } from '../crypto/tokens';
-import type { ActiveAccessTokens } from '../token/active-access-tokens';
-import { TokenLookup } from '../token/token-lookup';
-import type { ActiveAccessTokenRow, RefreshTokenRow, TokenQueries } from '../token/token-queries';
-import type { TokensRepository } from '../token/tokens.repository';
 import { IntrospectionService } from './introspection.service';
 
 /**
  * Table-driven unit spec of RFC 7662 introspection. Each case names the caller (the resource
  * server's credentials or a client's), the token and hint, and the exact answer plus the token
  * lookups made, in order. The real ClientAuthenticator and TokenLookup run over in-memory
- * doubles of what lies below them: ClientDirectory.findClient, ActiveAccessTokens.findByHash
- * (live access tokens only, as the real one) and TokenQueries.findRefreshTokenByHash (any state).
+ * doubles of what lies below them (test/support/unit-fixtures.ts): ClientDirectory.findClient,
+ * ActiveAccessTokens.findByHash (live access tokens only, as the real one) and
+ * TokenQueries.findRefreshTokenByHash (any state).
  */
 
-const ISSUER = 'https://platform.example';
 const RS = { id: 'resource-server', secret: 'resource-server-secret' };
 const config = { issuer: ISSUER, introspectionClient: RS } satisfies Pick<AuthConfig, 'issuer' | 'introspectionClient'> as AuthConfig;
 const SECRET = 'client-secret-value';
-const HOUR = 3600_000;
-const NOW = Date.now();
-const ISSUED_AT = new Date(NOW - 60_000);
-const EXPIRES_AT = new Date(NOW + HOUR);
 
-function directoryClient(id: string, overrides: Partial<DirectoryClient> = {}): DirectoryClient {
-  return {
-    id,
-    secretHash: hashToken(SECRET),
-    name: null,
-    applicationType: 'web',
-    redirectUris: ['https://app.example/cb'],
-    tokenEndpointAuthMethod: 'client_secret_basic',
-    grantTypes: ['authorization_code', 'refresh_token'],
-    responseTypes: ['code'],
-    scope: 'courses:read',
-    createdAt: new Date(0),
-    kind: 'dynamic',
-    scopeCeiling: null,
-    host: null,
-    loopbackOnly: false,
-    ...overrides,
-  };
-}
-const CLIENTS = [
-  directoryClient('client-a'),
-  directoryClient('client-b'),
-  directoryClient('public-app', { tokenEndpointAuthMethod: 'none', secretHash: null }),
-];
+const CLIENTS = [confidentialClient('client-a', SECRET), confidentialClient('client-b', SECRET), directoryClient({ id: 'public-app' })];
 
 // Raw tokens shaped like ours (TokenLookup refuses anything else without a lookup).
 const ACCESS_A = 'access-token-of-client-a-000001';
@@ -59,61 +38,20 @@ const REFRESH_A = 'refresh-token-of-client-a-00001';
 const REFRESH_B = 'refresh-token-of-client-b-00001';
 const ROTATED_A = 'refresh-token-rotated-client-a-1';
 
-const grant = { userId: 'user-1', schoolId: 'school-1', resource: ISSUER };
-const accessRow = (raw: string, clientId: string): ActiveAccessTokenRow => ({
-  id: `id-${raw}`,
-  tokenHash: hashToken(raw),
-  grantId: `grant-${clientId}`,
-  clientId,
-  scope: 'courses:read',
-  issuedAt: ISSUED_AT,
-  expiresAt: EXPIRES_AT,
-  grant,
-});
-const refreshRow = (raw: string, clientId: string, overrides: Partial<RefreshTokenRow> = {}): RefreshTokenRow => ({
-  id: `id-${raw}`,
-  tokenHash: hashToken(raw),
-  grantId: `grant-${clientId}`,
-  clientId,
-  scope: 'courses:read courses:write',
-  issuedAt: ISSUED_AT,
-  expiresAt: EXPIRES_AT,
-  rotatedAt: null,
-  revokedAt: null,
-  grant: { ...grant, revokedAt: null },
-  ...overrides,
-});
-
-const ACCESS = [accessRow(ACCESS_A, 'client-a'), accessRow(ACCESS_B, 'client-b')];
-const REFRESH = [refreshRow(REFRESH_A, 'client-a'), refreshRow(REFRESH_B, 'client-b'), refreshRow(ROTATED_A, 'client-a', { rotatedAt: new Date(NOW - 1000) })];
+const REFRESH_SCOPE = { scope: 'courses:read courses:write' };
+const ACCESS = [accessTokenRow(ACCESS_A, 'client-a'), accessTokenRow(ACCESS_B, 'client-b')];
+const REFRESH = [
+  refreshTokenRow(REFRESH_A, 'client-a', REFRESH_SCOPE),
+  refreshTokenRow(REFRESH_B, 'client-b', REFRESH_SCOPE),
+  refreshTokenRow(ROTATED_A, 'client-a', { ...REFRESH_SCOPE, rotatedAt: new Date(Date.now() - 1000) }),
+];
 
 function setup() {
   const lookups: string[] = [];
-  const directory: Pick<ClientDirectory, 'findClient'> = {
-    async findClient(clientId) {
-      return CLIENTS.find((client) => client.id === clientId) ?? null;
-    },
-  };
-  const activeAccessTokens: Pick<ActiveAccessTokens, 'findByHash'> = {
-    async findByHash(tokenHash) {
-      lookups.push('access');
-      return ACCESS.find((token) => token.tokenHash === tokenHash) ?? null;
-    },
-  };
-  const queries: Pick<TokenQueries, 'findRefreshTokenByHash'> = {
-    async findRefreshTokenByHash(tokenHash) {
-      lookups.push('refresh');
-      return REFRESH.find((token) => token.tokenHash === tokenHash) ?? null;
-    },
-  };
-  // findActive and findActiveAccessTokenState never use TokensRepository.
-  const unusedRepository: Pick<TokensRepository, never> = {};
-  const lookup = new TokenLookup(unusedRepository as TokensRepository, queries as TokenQueries, activeAccessTokens as ActiveAccessTokens);
-  const service = new IntrospectionService(config, new ClientAuthenticator(directory as ClientDirectory), lookup);
+  const service = new IntrospectionService(config, authenticatorOver(CLIENTS), tokenLookupOver(ACCESS, REFRESH, lookups));
   return { service, lookups };
 }
 
-const basic = (id: string, secret: string) => `Basic ${Buffer.from(`${id}:${secret}`).toString('base64')}`;
 const asResourceServer = basic(RS.id, RS.secret);
 const asClientA = basic('client-a', SECRET);
 
@@ -124,21 +62,17 @@ const active = (kind: 'Bearer' | 'refresh_token', clientId: string, scope: strin
   sub: 'user-1',
   aud: ISSUER,
   iss: ISSUER,
-  exp: Math.floor(EXPIRES_AT.getTime() / 1000),
-  iat: Math.floor(ISSUED_AT.getTime() / 1000),
+  exp: Math.floor(TOKEN_TIMES.expiresAt.getTime() / 1000),
+  iat: Math.floor(TOKEN_TIMES.issuedAt.getTime() / 1000),
   token_type: kind,
   school_id: 'school-1',
 });
 const INACTIVE: IntrospectionResponse = { active: false };
 
-type ErrorClass = new (...args: never[]) => OAuthError;
-
 interface Case {
   name: string;
   request: { body: Record<string, string>; authorization?: string };
-  expected:
-    | { response: IntrospectionResponse; lookups: string[] }
-    | { error: ErrorClass; code: string; description: string; detail?: string; basicChallenge?: boolean; lookups: string[] };
+  expected: { response: IntrospectionResponse; lookups: string[] } | (ExpectedOAuthError & { lookups: string[] });
 }
 
 const cases: Case[] = [
@@ -279,22 +213,8 @@ describe('IntrospectionService (RFC 7662)', () => {
 
     const outcome = service.introspect(request.body, request.authorization);
 
-    if ('error' in expected) {
-      const error = await outcome.then(
-        () => {
-          throw new Error('expected an OAuth error, got an answer');
-        },
-        (thrown: unknown) => thrown,
-      );
-      expect(error).toBeInstanceOf(expected.error);
-      expect(error).toMatchObject({ error: expected.code, description: expected.description });
-      if (expected.detail) expect((error as OAuthError).internalDetail).toBe(expected.detail);
-      if (expected.basicChallenge !== undefined) {
-        expect((error as OAuthError).headers['www-authenticate']).toBe(expected.basicChallenge ? 'Basic realm="oauth", charset="UTF-8"' : undefined);
-      }
-    } else {
-      expect(await outcome).toEqual(expected.response);
-    }
+    if ('error' in expected) await expectOAuthError(outcome, expected);
+    else expect(await outcome).toEqual(expected.response);
     expect(lookups).toEqual(expected.lookups);
   });
 });

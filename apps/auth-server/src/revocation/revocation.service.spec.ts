@@ -1,12 +1,18 @@
-import { InvalidClientError, InvalidRequestError, type OAuthError } from '@platform/oauth-errors';
-import { ClientAuthenticator } from '../client-auth/client-authenticator';
-import type { ClientDirectory, DirectoryClient } from '../client-metadata-documents';
-import { hashToken } from '../crypto/tokens';
+import { InvalidClientError, InvalidRequestError } from '@platform/oauth-errors';
+import {
+  accessTokenRow,
+  authenticatorOver,
+  basic,
+  confidentialClient,
+  directoryClient,
+  type ExpectedOAuthError,
+  expectOAuthError,
+  recordingRevoker,
+  refreshTokenRow,
+  TOKEN_GRANT,
+  tokenLookupOver,
+} from '../../test/support/unit-fixtures';
 import type { RevocationPublisher } from '../events/revocation-publisher';
-import type { ActiveAccessTokens } from '../token/active-access-tokens';
-import type { GrantRevoker } from '../token/grant-revoker';
-import { TokenLookup } from '../token/token-lookup';
-import type { ActiveAccessTokenRow, RefreshTokenRow, TokenQueries } from '../token/token-queries';
 import type { TokensRepository } from '../token/tokens.repository';
 import { RevocationService } from './revocation.service';
 
@@ -14,41 +20,16 @@ import { RevocationService } from './revocation.service';
  * Table-driven unit spec of RFC 7009 revocation. Each case names the caller, the token and
  * hint, and the outcome plus every storage call in order: token lookups ('access', 'refresh')
  * and writes (one access token revoked and published, or a whole grant revoked). The real
- * ClientAuthenticator and TokenLookup run over in-memory doubles of ClientDirectory.findClient,
- * ActiveAccessTokens.findByHash (live access tokens only, as the real one) and
- * TokenQueries.findRefreshTokenByHash (any state); TokensRepository.revokeAccessToken,
+ * ClientAuthenticator and TokenLookup run over in-memory doubles (test/support/unit-fixtures.ts)
+ * of ClientDirectory.findClient, ActiveAccessTokens.findByHash (live access tokens only, as the
+ * real one) and TokenQueries.findRefreshTokenByHash (any state); TokensRepository.revokeAccessToken,
  * GrantRevoker.revokeGrant and RevocationPublisher.publish are recording doubles.
  */
 
 const SECRET = 'client-secret-value';
-const HOUR = 3600_000;
 const NOW = Date.now();
-const BASIC_CHALLENGE = 'Basic realm="oauth", charset="UTF-8"';
 
-function directoryClient(id: string, overrides: Partial<DirectoryClient> = {}): DirectoryClient {
-  return {
-    id,
-    secretHash: hashToken(SECRET),
-    name: null,
-    applicationType: 'web',
-    redirectUris: ['https://app.example/cb'],
-    tokenEndpointAuthMethod: 'client_secret_basic',
-    grantTypes: ['authorization_code', 'refresh_token'],
-    responseTypes: ['code'],
-    scope: 'courses:read',
-    createdAt: new Date(0),
-    kind: 'dynamic',
-    scopeCeiling: null,
-    host: null,
-    loopbackOnly: false,
-    ...overrides,
-  };
-}
-const CLIENTS = [
-  directoryClient('client-a'),
-  directoryClient('client-b'),
-  directoryClient('public-app', { tokenEndpointAuthMethod: 'none', secretHash: null }),
-];
+const CLIENTS = [confidentialClient('client-a', SECRET), confidentialClient('client-b', SECRET), directoryClient({ id: 'public-app' })];
 
 // Raw tokens shaped like ours (TokenLookup refuses anything else without a lookup).
 const ACCESS_A = 'access-token-of-client-a-000001';
@@ -60,69 +41,22 @@ const ROTATED_A = 'refresh-token-rotated-client-a-1';
 const ROTATED_B = 'refresh-token-rotated-client-b-1';
 const REVOKED_A = 'refresh-token-revoked-client-a-1';
 
-const grant = { userId: 'user-1', schoolId: 'school-1', resource: 'https://platform.example' };
-const accessRow = (raw: string, clientId: string): ActiveAccessTokenRow => ({
-  id: `id-${raw}`,
-  tokenHash: hashToken(raw),
-  grantId: `grant-${clientId}`,
-  clientId,
-  scope: 'courses:read',
-  issuedAt: new Date(NOW - 60_000),
-  expiresAt: new Date(NOW + HOUR),
-  grant,
-});
-const refreshRow = (raw: string, clientId: string, overrides: Partial<RefreshTokenRow> = {}): RefreshTokenRow => ({
-  id: `id-${raw}`,
-  tokenHash: hashToken(raw),
-  grantId: `grant-${clientId}`,
-  clientId,
-  scope: 'courses:read',
-  issuedAt: new Date(NOW - 60_000),
-  expiresAt: new Date(NOW + HOUR),
-  rotatedAt: null,
-  revokedAt: null,
-  grant: { ...grant, revokedAt: null },
-  ...overrides,
-});
-
-const ACCESS = [accessRow(ACCESS_A, 'client-a'), accessRow(ACCESS_B, 'client-b'), accessRow(ACCESS_PUBLIC, 'public-app')];
+const ACCESS = [accessTokenRow(ACCESS_A, 'client-a'), accessTokenRow(ACCESS_B, 'client-b'), accessTokenRow(ACCESS_PUBLIC, 'public-app')];
 const REFRESH = [
-  refreshRow(REFRESH_A, 'client-a'),
-  refreshRow(REFRESH_B, 'client-b'),
-  refreshRow(ROTATED_A, 'client-a', { rotatedAt: new Date(NOW - 3600_000) }),
-  refreshRow(ROTATED_B, 'client-b', { rotatedAt: new Date(NOW - 3600_000) }),
-  refreshRow(REVOKED_A, 'client-a', { revokedAt: new Date(NOW - 1000), grant: { ...grant, revokedAt: new Date(NOW - 1000) } }),
+  refreshTokenRow(REFRESH_A, 'client-a'),
+  refreshTokenRow(REFRESH_B, 'client-b'),
+  refreshTokenRow(ROTATED_A, 'client-a', { rotatedAt: new Date(NOW - 3600_000) }),
+  refreshTokenRow(ROTATED_B, 'client-b', { rotatedAt: new Date(NOW - 3600_000) }),
+  refreshTokenRow(REVOKED_A, 'client-a', { revokedAt: new Date(NOW - 1000), grant: { ...TOKEN_GRANT, revokedAt: new Date(NOW - 1000) } }),
 ];
 
 function setup(given: { accessRevokedMeanwhile?: boolean }) {
   const calls: string[] = [];
-  const directory: Pick<ClientDirectory, 'findClient'> = {
-    async findClient(clientId) {
-      return CLIENTS.find((client) => client.id === clientId) ?? null;
-    },
-  };
-  const activeAccessTokens: Pick<ActiveAccessTokens, 'findByHash'> = {
-    async findByHash(tokenHash) {
-      calls.push('access');
-      return ACCESS.find((token) => token.tokenHash === tokenHash) ?? null;
-    },
-  };
-  const queries: Pick<TokenQueries, 'findRefreshTokenByHash'> = {
-    async findRefreshTokenByHash(tokenHash) {
-      calls.push('refresh');
-      return REFRESH.find((token) => token.tokenHash === tokenHash) ?? null;
-    },
-  };
   const repository: Pick<TokensRepository, 'revokeAccessToken'> = {
     async revokeAccessToken(tokenId) {
       calls.push(`revokeAccessToken ${tokenId}`);
       // false: another request revoked it between the lookup and this update.
       return !given.accessRevokedMeanwhile;
-    },
-  };
-  const revoker: Pick<GrantRevoker, 'revokeGrant'> = {
-    async revokeGrant(grantId, reason) {
-      calls.push(`revokeGrant ${grantId} ${reason}`);
     },
   };
   const publisher: Pick<RevocationPublisher, 'publish'> = {
@@ -131,28 +65,24 @@ function setup(given: { accessRevokedMeanwhile?: boolean }) {
       calls.push(`publish ${names.join(',')} ${reason}`);
     },
   };
-  const lookup = new TokenLookup(repository as TokensRepository, queries as TokenQueries, activeAccessTokens as ActiveAccessTokens);
   const service = new RevocationService(
-    new ClientAuthenticator(directory as ClientDirectory),
-    lookup,
+    authenticatorOver(CLIENTS),
+    tokenLookupOver(ACCESS, REFRESH, calls, repository),
     repository as TokensRepository,
-    revoker as GrantRevoker,
+    recordingRevoker(calls),
     publisher as RevocationPublisher,
   );
   return { service, calls };
 }
 
-const basic = (id: string, secret: string) => `Basic ${Buffer.from(`${id}:${secret}`).toString('base64')}`;
 const asClientA = basic('client-a', SECRET);
-
-type ErrorClass = new (...args: never[]) => OAuthError;
 
 interface Case {
   name: string;
   given?: { accessRevokedMeanwhile?: boolean };
   request: { body: Record<string, string>; authorization?: string };
   /** `revoked`: the endpoint answers 200 (the service resolves); the calls say what changed. */
-  expected: { revoked: true; calls: string[] } | { error: ErrorClass; code: string; description: string; basicChallenge?: boolean; calls: string[] };
+  expected: { revoked: true; calls: string[] } | (ExpectedOAuthError & { calls: string[] });
 }
 
 const ACCESS_A_WRITES = [`revokeAccessToken id-${ACCESS_A}`, `publish id-${ACCESS_A} revocation`];
@@ -268,21 +198,8 @@ describe('RevocationService (RFC 7009)', () => {
 
     const outcome = service.revoke(request.body, request.authorization);
 
-    if ('error' in expected) {
-      const error = await outcome.then(
-        () => {
-          throw new Error('expected an OAuth error, got 200');
-        },
-        (thrown: unknown) => thrown,
-      );
-      expect(error).toBeInstanceOf(expected.error);
-      expect(error).toMatchObject({ error: expected.code, description: expected.description });
-      if (expected.basicChallenge !== undefined) {
-        expect((error as OAuthError).headers['www-authenticate']).toBe(expected.basicChallenge ? BASIC_CHALLENGE : undefined);
-      }
-    } else {
-      await expect(outcome).resolves.toBeUndefined();
-    }
+    if ('error' in expected) await expectOAuthError(outcome, expected);
+    else await expect(outcome).resolves.toBeUndefined();
     expect(calls).toEqual(expected.calls);
   });
 });

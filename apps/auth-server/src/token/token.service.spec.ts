@@ -1,7 +1,6 @@
 import type { TokenResponse } from '@platform/contracts';
-import { InvalidClientError, InvalidRequestError, type OAuthError, UnsupportedGrantTypeError } from '@platform/oauth-errors';
-import { ClientAuthenticator } from '../client-auth/client-authenticator';
-import type { ClientDirectory, DirectoryClient } from '../client-metadata-documents';
+import { InvalidClientError, InvalidRequestError, UnsupportedGrantTypeError } from '@platform/oauth-errors';
+import { authenticatorOver, directoryClient, type ExpectedOAuthError, expectOAuthError } from '../../test/support/unit-fixtures';
 import type { AuthMetrics } from '../observability/auth-metrics';
 import type { AuthorizationCodeGrant } from './grants/authorization-code.grant';
 import type { RefreshTokenGrant } from './grants/refresh-token.grant';
@@ -10,36 +9,15 @@ import { TokenService } from './token.service';
 /**
  * Table-driven unit spec of the token endpoint's dispatch (RFC 6749 §3.2, §5.2): the grant type
  * is read first, then the client authenticated (the real ClientAuthenticator over a directory
- * double), then exactly one grant handler runs. The grants are recording doubles; their own
- * tables are in grants/*.grant.spec.ts.
+ * double, test/support/unit-fixtures.ts), then exactly one grant handler runs. The grants are
+ * recording doubles; their own tables are in grants/*.grant.spec.ts.
  */
 
-const CLIENT: DirectoryClient = {
-  id: 'public-app',
-  secretHash: null,
-  name: null,
-  applicationType: 'native',
-  redirectUris: ['http://127.0.0.1/cb'],
-  tokenEndpointAuthMethod: 'none',
-  grantTypes: ['authorization_code', 'refresh_token'],
-  responseTypes: ['code'],
-  scope: 'courses:read',
-  createdAt: new Date(0),
-  kind: 'dynamic',
-  scopeCeiling: null,
-  host: null,
-  loopbackOnly: false,
-};
+const CLIENT = directoryClient({ id: 'public-app' });
 const RESPONSE: TokenResponse = { access_token: 'at', token_type: 'Bearer', expires_in: 900, scope: 'courses:read' };
 
 function setup() {
   const calls: string[] = [];
-  const directory: Pick<ClientDirectory, 'findClient'> = {
-    async findClient(clientId) {
-      calls.push(`findClient ${clientId}`);
-      return clientId === CLIENT.id ? CLIENT : null;
-    },
-  };
   const grant = <T extends string>(grantType: T) => ({
     grantType,
     async handle(client: { id: string }) {
@@ -51,7 +29,7 @@ function setup() {
   const refreshToken: Pick<RefreshTokenGrant, 'grantType' | 'handle'> = grant('refresh_token');
   const metrics: Pick<AuthMetrics, 'tokenIssued'> = { tokenIssued: (grantType) => calls.push(`metric ${grantType}`) };
   const service = new TokenService(
-    new ClientAuthenticator(directory as ClientDirectory),
+    authenticatorOver([CLIENT], (clientId) => calls.push(`findClient ${clientId}`)),
     authorizationCode as AuthorizationCodeGrant,
     refreshToken as RefreshTokenGrant,
     metrics as AuthMetrics,
@@ -59,12 +37,10 @@ function setup() {
   return { service, calls };
 }
 
-type ErrorClass = new (...args: never[]) => OAuthError;
-
 interface Case {
   name: string;
   request: Record<string, string | string[]>;
-  expected: { issued: true; calls: string[] } | { error: ErrorClass; code: string; description: string; calls: string[] };
+  expected: { issued: true; calls: string[] } | (ExpectedOAuthError & { calls: string[] });
 }
 
 const UNSUPPORTED = 'Unsupported grant_type; supported: authorization_code, refresh_token';
@@ -113,18 +89,8 @@ describe('TokenService (RFC 6749 §3.2 token endpoint dispatch)', () => {
 
     const outcome = service.exchange(request);
 
-    if ('error' in expected) {
-      const error = await outcome.then(
-        () => {
-          throw new Error('expected an OAuth error, got tokens');
-        },
-        (thrown: unknown) => thrown,
-      );
-      expect(error).toBeInstanceOf(expected.error);
-      expect(error).toMatchObject({ error: expected.code, description: expected.description });
-    } else {
-      expect(await outcome).toBe(RESPONSE);
-    }
+    if ('error' in expected) await expectOAuthError(outcome, expected);
+    else expect(await outcome).toBe(RESPONSE);
     expect(calls).toEqual(expected.calls);
   });
 });

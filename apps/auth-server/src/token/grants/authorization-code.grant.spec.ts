@@ -1,12 +1,8 @@
-import { InvalidGrantError, InvalidRequestError, InvalidTargetError, type OAuthError, UnauthorizedClientError } from '@platform/oauth-errors';
+import { InvalidGrantError, InvalidRequestError, InvalidTargetError, UnauthorizedClientError } from '@platform/oauth-errors';
 import type { RegisteredClient } from '../../clients/clients.repository';
 import { FormParams } from '../../http/form-params';
-import type { AuthConfig } from '../../config/auth-config';
 import { hashToken } from '../../crypto/tokens';
-import type { SigningKeysService } from '../../keys/signing-keys.service';
-import type { ActiveAccessTokens } from '../active-access-tokens';
-import type { GrantRevoker } from '../grant-revoker';
-import { TokenIssuer } from '../token-issuer';
+import { type ExpectedOAuthError, expectOAuthError, expectTokenResponse, grantConfig, HOUR, ISSUER, recordingRevoker, registeredClient, tokenIssuerOver } from '../../../test/support/unit-fixtures';
 import type { ConsumedCodeRow, IssuedRow, NewTokens, TokenQueries } from '../token-queries';
 import { AuthorizationCodeGrant } from './authorization-code.grant';
 import { challengeOf } from './pkce';
@@ -16,20 +12,15 @@ import { challengeOf } from './pkce';
  * the storage holds, the token request, and the exact error or response plus the storage calls.
  * The storage is an in-memory double of the two TokenQueries methods the grant uses, keeping
  * their documented contract (token-queries.ts); the SQL itself is proven in test/token-store.
- * TokenIssuer is the real class (pure) over doubles of the key service and the token cache.
+ * TokenIssuer is the real class (pure) over doubles of the key service and the token cache
+ * (test/support/unit-fixtures.ts).
  */
 
-const ISSUER = 'https://platform.example';
-const config = {
-  issuer: ISSUER,
-  apiResource: ISSUER,
-  ttl: { accessToken: 900, refreshToken: 86_400, authorizationCode: 60, session: 3600, refreshReuseGrace: 30 },
-} satisfies Pick<AuthConfig, 'issuer' | 'apiResource' | 'ttl'> as AuthConfig;
+const config = grantConfig();
 
 const CODE = 'code-abcdefghijklmnopqrstuvwxyz';
 const VERIFIER = 'v'.repeat(43);
 const REDIRECT = 'http://127.0.0.1:8765/callback';
-const HOUR = 3600_000;
 
 interface StoredCode {
   clientId: string;
@@ -45,19 +36,7 @@ interface StoredCode {
 type Storage = Map<string, StoredCode>;
 
 function client(overrides: Partial<RegisteredClient> = {}): RegisteredClient {
-  return {
-    id: 'client-a',
-    secretHash: null,
-    name: 'A',
-    applicationType: 'native',
-    redirectUris: [REDIRECT],
-    tokenEndpointAuthMethod: 'none',
-    grantTypes: ['authorization_code', 'refresh_token'],
-    responseTypes: ['code'],
-    scope: 'openid courses:read',
-    createdAt: new Date(0),
-    ...overrides,
-  };
+  return registeredClient({ id: 'client-a', name: 'A', redirectUris: [REDIRECT], scope: 'openid courses:read', ...overrides });
 }
 
 function storedCode(overrides: Partial<StoredCode> = {}): StoredCode {
@@ -115,22 +94,10 @@ function queriesDouble(storage: Storage, calls: string[]): Pick<TokenQueries, 'c
 function setup(codes: Record<string, StoredCode>) {
   const storage: Storage = new Map(Object.entries(codes).map(([raw, code]) => [hashToken(raw), code]));
   const calls: string[] = [];
-  const revoker: Pick<GrantRevoker, 'revokeGrant'> = {
-    async revokeGrant(grantId, reason) {
-      calls.push(`revokeGrant ${grantId} ${reason}`);
-    },
-  };
-  const keys: Pick<SigningKeysService, 'sign'> = { sign: async () => 'signed-id-token' };
-  const activeTokens: Pick<ActiveAccessTokens, 'trustPeriod' | 'remember'> = {
-    trustPeriod: () => 1,
-    remember: () => calls.push('remember access token'),
-  };
-  const issuer = new TokenIssuer(config, keys as SigningKeysService, activeTokens as ActiveAccessTokens);
-  const grant = new AuthorizationCodeGrant(config, queriesDouble(storage, calls) as TokenQueries, issuer, revoker as GrantRevoker);
+  const issuer = tokenIssuerOver(config, () => calls.push('remember access token'));
+  const grant = new AuthorizationCodeGrant(config, queriesDouble(storage, calls) as TokenQueries, issuer, recordingRevoker(calls));
   return { grant, storage, calls };
 }
-
-type ErrorClass = new (...args: never[]) => OAuthError;
 
 interface Case {
   name: string;
@@ -138,9 +105,7 @@ interface Case {
   request: Record<string, string | string[]>;
   /** Run before the request under test (e.g. a first exchange). */
   before?: Record<string, string | string[]>;
-  expected:
-    | { error: ErrorClass; code: string; description: string; detail?: string; calls: string[] }
-    | { response: { scope: string; refreshToken: boolean; idToken: boolean }; calls: string[] };
+  expected: (ExpectedOAuthError & { calls: string[] }) | { response: { scope: string; refreshToken: boolean; idToken: boolean }; calls: string[] };
 }
 
 const exchange = (overrides: Record<string, string | string[]> = {}) => ({
@@ -311,19 +276,10 @@ describe('AuthorizationCodeGrant (RFC 6749 §4.1.3, RFC 7636, RFC 8707)', () => 
     const outcome = grant.handle(registered, FormParams.from(request));
 
     if ('error' in expected) {
-      const error = await outcome.then(
-        () => {
-          throw new Error('expected an OAuth error, got tokens');
-        },
-        (thrown: unknown) => thrown,
-      );
-      expect(error).toBeInstanceOf(expected.error);
-      expect(error).toMatchObject({ error: expected.code, description: expected.description });
-      if (expected.detail) expect((error as OAuthError).internalDetail).toBe(expected.detail);
+      await expectOAuthError(outcome, expected);
     } else {
       const response = await outcome;
-      expect(response).toMatchObject({ token_type: 'Bearer', expires_in: 900, scope: expected.response.scope });
-      expect(response.access_token).toMatch(/^[A-Za-z0-9_-]{20,}$/);
+      expectTokenResponse(response, expected.response.scope);
       expect('refresh_token' in response).toBe(expected.response.refreshToken);
       expect(response.id_token).toBe(expected.response.idToken ? 'signed-id-token' : undefined);
     }

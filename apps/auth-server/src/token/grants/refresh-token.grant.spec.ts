@@ -1,19 +1,8 @@
-import {
-  InvalidGrantError,
-  InvalidRequestError,
-  InvalidScopeError,
-  InvalidTargetError,
-  type OAuthError,
-  UnauthorizedClientError,
-} from '@platform/oauth-errors';
+import { InvalidGrantError, InvalidRequestError, InvalidScopeError, InvalidTargetError, UnauthorizedClientError } from '@platform/oauth-errors';
 import type { RegisteredClient } from '../../clients/clients.repository';
 import { FormParams } from '../../http/form-params';
-import type { AuthConfig } from '../../config/auth-config';
 import { hashToken } from '../../crypto/tokens';
-import type { SigningKeysService } from '../../keys/signing-keys.service';
-import type { ActiveAccessTokens } from '../active-access-tokens';
-import type { GrantRevoker } from '../grant-revoker';
-import { TokenIssuer } from '../token-issuer';
+import { type ExpectedOAuthError, expectOAuthError, expectTokenResponse, grantConfig, HOUR, ISSUER, OPAQUE_TOKEN, recordingRevoker, registeredClient, tokenIssuerOver } from '../../../test/support/unit-fixtures';
 import type { IssuedRow, NewTokens, RefreshTokenRow, TokenQueries } from '../token-queries';
 import { RefreshTokenGrant } from './refresh-token.grant';
 
@@ -22,19 +11,14 @@ import { RefreshTokenGrant } from './refresh-token.grant';
  * and grants the storage holds, the token request, and the exact error or response plus the
  * storage calls made. The storage is an in-memory double of the TokenQueries methods the grant
  * uses, keeping their documented contract (token-queries.ts); the SQL, its races included, is
- * proven in test/token-store. TokenIssuer is the real class over doubles of keys and cache.
+ * proven in test/token-store. TokenIssuer is the real class over doubles of keys and cache
+ * (test/support/unit-fixtures.ts).
  */
 
-const ISSUER = 'https://platform.example';
 const GRACE_SECONDS = 30;
-const config = {
-  issuer: ISSUER,
-  apiResource: ISSUER,
-  ttl: { accessToken: 900, refreshToken: 86_400, authorizationCode: 60, session: 3600, refreshReuseGrace: GRACE_SECONDS },
-} satisfies Pick<AuthConfig, 'issuer' | 'apiResource' | 'ttl'> as AuthConfig;
+const config = grantConfig(GRACE_SECONDS);
 
 const TOKEN = 'refresh-abcdefghijklmnopqrstuvwxyz';
-const HOUR = 3600_000;
 const secondsAgo = (seconds: number) => new Date(Date.now() - seconds * 1000);
 
 interface Storage {
@@ -43,19 +27,7 @@ interface Storage {
 }
 
 function client(overrides: Partial<RegisteredClient> = {}): RegisteredClient {
-  return {
-    id: 'client-a',
-    secretHash: null,
-    name: 'A',
-    applicationType: 'native',
-    redirectUris: ['http://127.0.0.1/cb'],
-    tokenEndpointAuthMethod: 'none',
-    grantTypes: ['authorization_code', 'refresh_token'],
-    responseTypes: ['code'],
-    scope: 'courses:read courses:write',
-    createdAt: new Date(0),
-    ...overrides,
-  };
+  return registeredClient({ id: 'client-a', name: 'A', scope: 'courses:read courses:write', ...overrides });
 }
 
 function storedToken(overrides: Partial<RefreshTokenRow> = {}, grantRevokedAt: Date | null = null): RefreshTokenRow {
@@ -134,28 +106,16 @@ function setup(tokens: RefreshTokenRow[], revokeGrantMeanwhile = false) {
       return found;
     };
   }
-  const revoker: Pick<GrantRevoker, 'revokeGrant'> = {
-    async revokeGrant(grantId, reason) {
-      calls.push(`revokeGrant ${grantId} ${reason}`);
-      storage.grantsRevoked.add(grantId);
-    },
-  };
-  const keys: Pick<SigningKeysService, 'sign'> = { sign: async () => 'signed-id-token' };
-  const activeTokens: Pick<ActiveAccessTokens, 'trustPeriod' | 'remember'> = { trustPeriod: () => 1, remember: () => undefined };
-  const issuer = new TokenIssuer(config, keys as SigningKeysService, activeTokens as ActiveAccessTokens);
-  const grant = new RefreshTokenGrant(config, queries as TokenQueries, issuer, revoker as GrantRevoker);
+  const revoker = recordingRevoker(calls, (grantId) => storage.grantsRevoked.add(grantId));
+  const grant = new RefreshTokenGrant(config, queries as TokenQueries, tokenIssuerOver(config), revoker);
   return { grant, storage, calls };
 }
-
-type ErrorClass = new (...args: never[]) => OAuthError;
 
 interface Case {
   name: string;
   given: { tokens: RefreshTokenRow[]; client?: Partial<RegisteredClient>; revokeGrantMeanwhile?: boolean };
   request: Record<string, string | string[]>;
-  expected:
-    | { error: ErrorClass; code: string; description: string; detail?: string; calls: string[] }
-    | { response: { scope: string }; calls: string[] };
+  expected: (ExpectedOAuthError & { calls: string[] }) | { response: { scope: string }; calls: string[] };
   /** The presented token's stored rotation afterwards: rotated now, or left as it was. */
   presentedRotatedByThisRequest?: boolean;
 }
@@ -358,20 +318,11 @@ describe('RefreshTokenGrant (RFC 6749 §6, RFC 9700 §4.14.2 rotation with a reu
     const outcome = grant.handle(client(given.client), FormParams.from(request));
 
     if ('error' in expected) {
-      const error = await outcome.then(
-        () => {
-          throw new Error('expected an OAuth error, got tokens');
-        },
-        (thrown: unknown) => thrown,
-      );
-      expect(error).toBeInstanceOf(expected.error);
-      expect(error).toMatchObject({ error: expected.code, description: expected.description });
-      if (expected.detail) expect((error as OAuthError).internalDetail).toBe(expected.detail);
+      await expectOAuthError(outcome, expected);
     } else {
       const response = await outcome;
-      expect(response).toMatchObject({ token_type: 'Bearer', expires_in: 900, scope: expected.response.scope });
-      expect(response.access_token).toMatch(/^[A-Za-z0-9_-]{20,}$/);
-      expect(response.refresh_token).toMatch(/^[A-Za-z0-9_-]{20,}$/);
+      expectTokenResponse(response, expected.response.scope);
+      expect(response.refresh_token).toMatch(OPAQUE_TOKEN);
       expect(response.refresh_token).not.toBe(TOKEN);
     }
     expect(calls).toEqual(expected.calls);
