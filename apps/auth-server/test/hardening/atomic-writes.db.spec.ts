@@ -4,13 +4,11 @@
  * crash test (postgres-outage.spec) shows the same under a real crash, but only when the
  * crash happens to land between two statements; this one does not depend on timing.
  */
-import { Global, Module } from '@nestjs/common';
-import { Test, type TestingModule } from '@nestjs/testing';
+import type { TestingModule } from '@nestjs/testing';
 import { createTestDatabase, type TestDatabase } from '../../../../tools/test-support/test-database';
 import { AuthorizeRepository } from '../../src/authorize/authorize.repository';
-import { AUTH_CONFIG, loadAuthConfig } from '../../src/config/auth-config';
-import { DatabaseModule } from '../../src/database/database.module';
-import { PrismaService } from '../../src/database/prisma.service';
+import type { PrismaService } from '../../src/database/prisma.service';
+import { databaseTestingModule, seedSchoolAndUser, testClientData } from '../support/database-fixtures';
 
 jest.setTimeout(60_000);
 
@@ -22,35 +20,10 @@ describe('approving an authorization (grant + code + first-authorization mark, o
 
   beforeAll(async () => {
     database = await createTestDatabase('auth');
-    const config = loadAuthConfig({
-      NODE_ENV: 'test',
-      DATABASE_URL: database.url,
-      DATABASE_POOL_SIZE: String(database.poolSize),
-      INTROSPECTION_CLIENT_SECRET: 'test-introspection-secret-0123456789',
-    });
-    @Global()
-    @Module({ providers: [{ provide: AUTH_CONFIG, useValue: config }], exports: [AUTH_CONFIG] })
-    class ConfigModule {}
-    moduleRef = await Test.createTestingModule({ imports: [ConfigModule, DatabaseModule], providers: [AuthorizeRepository] }).compile();
-    await moduleRef.init();
-    prisma = moduleRef.get(PrismaService);
+    ({ moduleRef, prisma } = await databaseTestingModule(database, { providers: [AuthorizeRepository] }));
     repository = moduleRef.get(AuthorizeRepository);
-    await prisma.school.create({ data: { id: 's1', name: 'School' } });
-    await prisma.user.create({ data: { id: 'u1', schoolId: 's1', email: 'u1@x.test', name: 'U', role: 'owner', passwordHash: 'x' } });
-    for (const id of ['first', 'second']) {
-      await prisma.client.create({
-        data: {
-          id,
-          name: id,
-          applicationType: 'native',
-          redirectUris: ['http://127.0.0.1/cb'],
-          tokenEndpointAuthMethod: 'none',
-          grantTypes: ['authorization_code', 'refresh_token'],
-          responseTypes: ['code'],
-          scope: 'openid',
-        },
-      });
-    }
+    await seedSchoolAndUser(prisma);
+    for (const id of ['first', 'second']) await prisma.client.create({ data: testClientData(id, { name: id }) });
   });
 
   afterAll(async () => {

@@ -3,21 +3,18 @@
  * revocation events, and not trusted while the event bus may be losing events (Redis stopped
  * or frozen) nor across its return. Real database, real Redis (a private one the test stops).
  */
-import { Global, Module } from '@nestjs/common';
-import { Test, type TestingModule } from '@nestjs/testing';
 import { TOKEN_REVOKED_CHANNEL, type TokenRevokedEvent } from '@platform/contracts';
 import { EVENT_BUS, type EventBus, LocalEventBus, RedisEventBus } from '@platform/event-bus';
 import { randomUUID } from 'node:crypto';
 import { PrivateRedis, waitFor } from '../../../../tools/test-support/private-redis';
 import { createTestDatabase, type TestDatabase } from '../../../../tools/test-support/test-database';
-import { AUTH_CONFIG, loadAuthConfig } from '../../src/config/auth-config';
 import { generateOpaqueToken, hashToken } from '../../src/crypto/tokens';
-import { DatabaseModule } from '../../src/database/database.module';
-import { PrismaService } from '../../src/database/prisma.service';
+import type { PrismaService } from '../../src/database/prisma.service';
 import { RevocationSubscriber } from '../../src/events/revocation-subscriber';
 import { RevocationTrust } from '../../src/events/revocation-trust';
 import { ActiveAccessTokens } from '../../src/token/active-access-tokens';
 import { TokenQueries } from '../../src/token/token-queries';
+import { databaseTestingModule, testClientData } from '../support/database-fixtures';
 
 jest.setTimeout(120_000);
 
@@ -33,21 +30,10 @@ afterAll(async () => {
 
 /** The auth server's token-state providers on a bus of the test's choosing. */
 async function tokenState(bus: EventBus) {
-  const config = loadAuthConfig({
-    NODE_ENV: 'test',
-    DATABASE_URL: database.url,
-    DATABASE_POOL_SIZE: String(database.poolSize),
-    INTROSPECTION_CLIENT_SECRET: 'test-introspection-secret-0123456789',
-  });
-  @Global()
-  @Module({ providers: [{ provide: AUTH_CONFIG, useValue: config }, { provide: EVENT_BUS, useValue: bus }], exports: [AUTH_CONFIG, EVENT_BUS] })
-  class RuntimeModule {}
-  const moduleRef: TestingModule = await Test.createTestingModule({
-    imports: [RuntimeModule, DatabaseModule],
+  const { moduleRef, prisma } = await databaseTestingModule(database, {
     providers: [TokenQueries, RevocationTrust, ActiveAccessTokens, RevocationSubscriber],
-  }).compile();
-  await moduleRef.init();
-  const prisma = moduleRef.get(PrismaService);
+    globals: [{ provide: EVENT_BUS, useValue: bus }],
+  });
   return { moduleRef, prisma, tokens: moduleRef.get(ActiveAccessTokens), trust: moduleRef.get(RevocationTrust) };
 }
 
@@ -62,15 +48,7 @@ async function liveToken(prisma: PrismaService): Promise<string> {
   });
   await prisma.client.upsert({
     where: { id: 'client-a' },
-    create: {
-      id: 'client-a',
-      applicationType: 'native',
-      redirectUris: ['http://127.0.0.1/cb'],
-      tokenEndpointAuthMethod: 'none',
-      grantTypes: ['authorization_code'],
-      responseTypes: ['code'],
-      scope: 'openid',
-    },
+    create: testClientData('client-a', { grantTypes: ['authorization_code'] }),
     update: {},
   });
   const grant = await prisma.grant.create({

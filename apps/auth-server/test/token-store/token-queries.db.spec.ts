@@ -4,17 +4,15 @@
  * one code have exactly one winner, and a revocation racing with issuance never leaves a live
  * token of the revoked grant that its revocation event did not name.
  */
-import { Global, Module } from '@nestjs/common';
-import { Test, type TestingModule } from '@nestjs/testing';
+import type { TestingModule } from '@nestjs/testing';
 import { randomUUID } from 'node:crypto';
 import { createTestDatabase, type TestDatabase } from '../../../../tools/test-support/test-database';
-import { AUTH_CONFIG, loadAuthConfig } from '../../src/config/auth-config';
 import { generateOpaqueToken, hashToken } from '../../src/crypto/tokens';
-import { DatabaseModule } from '../../src/database/database.module';
-import { PrismaService } from '../../src/database/prisma.service';
+import type { PrismaService } from '../../src/database/prisma.service';
 import { challengeOf } from '../../src/token/grants/pkce';
 import { type NewTokens, TokenQueries } from '../../src/token/token-queries';
 import { TokensRepository } from '../../src/token/tokens.repository';
+import { databaseTestingModule, seedSchoolAndUser, testClientData } from '../support/database-fixtures';
 
 jest.setTimeout(120_000);
 
@@ -39,35 +37,11 @@ describe('token statements (one statement per step, real database)', () => {
 
   beforeAll(async () => {
     database = await createTestDatabase('auth');
-    const config = loadAuthConfig({
-      NODE_ENV: 'test',
-      DATABASE_URL: database.url,
-      DATABASE_POOL_SIZE: String(database.poolSize),
-      INTROSPECTION_CLIENT_SECRET: 'test-introspection-secret-0123456789',
-    });
-    @Global()
-    @Module({ providers: [{ provide: AUTH_CONFIG, useValue: config }], exports: [AUTH_CONFIG] })
-    class ConfigModule {}
-    moduleRef = await Test.createTestingModule({ imports: [ConfigModule, DatabaseModule], providers: [TokenQueries, TokensRepository] }).compile();
-    await moduleRef.init();
-    prisma = moduleRef.get(PrismaService);
+    ({ moduleRef, prisma } = await databaseTestingModule(database, { providers: [TokenQueries, TokensRepository] }));
     queries = moduleRef.get(TokenQueries);
     repository = moduleRef.get(TokensRepository);
-    await prisma.school.create({ data: { id: 's1', name: 'School' } });
-    await prisma.user.create({ data: { id: 'u1', schoolId: 's1', email: 'u1@x.test', name: 'U', role: 'owner', passwordHash: 'x' } });
-    for (const id of ['client-a', 'client-b']) {
-      await prisma.client.create({
-        data: {
-          id,
-          applicationType: 'native',
-          redirectUris: ['http://127.0.0.1/cb'],
-          tokenEndpointAuthMethod: 'none',
-          grantTypes: ['authorization_code', 'refresh_token'],
-          responseTypes: ['code'],
-          scope: 'openid courses:read',
-        },
-      });
-    }
+    await seedSchoolAndUser(prisma);
+    for (const id of ['client-a', 'client-b']) await prisma.client.create({ data: testClientData(id, { scope: 'openid courses:read' }) });
   });
 
   afterAll(async () => {
