@@ -67,7 +67,7 @@ function parseArgs(argv) {
 
 const options = parseArgs(process.argv.slice(2));
 const log = (line) => console.error(`[bench ${new Date().toISOString().slice(11, 19)}] ${line}`);
-const PROCESS_NAMES = { auth: 'auth-server', resource: 'resource-server', gateway: 'gateway', op: 'oidc-provider', floor: 'floor', embeddedDb: 'embedded-db' };
+const PROCESS_NAMES = { auth: 'auth-server', resource: 'resource-server', gateway: 'gateway', nginx: 'nginx', op: 'oidc-provider', floor: 'floor', embeddedDb: 'embedded-db' };
 const SERVICES = ['auth', 'resource', 'gateway'];
 
 // ---- running the load worker ---------------------------------------------------------------
@@ -319,6 +319,15 @@ const CASES = [
     service: 'gateway',
     connections: 1,
     spec: (ctx) => ({ target: ctx.platform.urls.gateway, request: { method: 'GET', path: COURSES }, expect: { status: [200], bodyIncludes: '"data"' } }),
+  },
+  {
+    id: 'gw-nginx',
+    title: 'gateway pair: the same through nginx in place of the gateway (deploy/nginx, from libs/route-table), 1 connection',
+    service: 'nginx',
+    connections: 1,
+    available: (platform) => Boolean(platform.urls.nginx),
+    unavailable: 'no nginx on this machine (apt-get install nginx-light)',
+    spec: (ctx) => ({ target: ctx.platform.urls.nginx, request: { method: 'GET', path: COURSES }, expect: { status: [200], bodyIncludes: '"data"' } }),
   },
   {
     id: 'introspect',
@@ -602,6 +611,11 @@ function analyse(ctx, suites, cases) {
     const added = perRound((r) => 1000 * (r['gw-via'].latencyMs.p50 - r['gw-direct'].latencyMs.p50));
     targets.push({ id: 'gateway-p50', target: `gateway: p50 added over calling the resource server directly (1 connection; +${fmtAuto(added, ' µs')})`, measured: fmtSummary(s, 1, '%'), goal: '< 30%', result: verdict(s, (v) => v < 30), value: s });
   }
+  if (has('gw-direct', 'gw-nginx')) {
+    const s = perRound((r) => (100 * (r['gw-nginx'].latencyMs.p50 - r['gw-direct'].latencyMs.p50)) / r['gw-direct'].latencyMs.p50);
+    const added = perRound((r) => 1000 * (r['gw-nginx'].latencyMs.p50 - r['gw-direct'].latencyMs.p50));
+    targets.push({ id: 'nginx-p50', target: `nginx in place of the gateway (the production recommendation): p50 added over calling the resource server directly (1 connection; +${fmtAuto(added, ' µs')})`, measured: fmtSummary(s, 1, '%'), goal: '< 30%', result: verdict(s, (v) => v < 30), value: s });
+  }
   const last = suites[suites.length - 1].memory;
   for (const name of SERVICES) {
     const mb = summary([last[name].rssBytes / 2 ** 20]);
@@ -695,7 +709,7 @@ async function main() {
   process.once('SIGTERM', onSignal);
   log(`started: ${platform.databaseDescription}; ${platform.cacheDescription}`);
   const cases = chosen.filter((c) => !c.available || c.available(platform));
-  for (const skipped of chosen.filter((c) => !cases.includes(c))) log(`skipped ${skipped.id}: not available with this set-up (embedded databases)`);
+  for (const skipped of chosen.filter((c) => !cases.includes(c))) log(`skipped ${skipped.id}: ${skipped.unavailable ?? 'not available with this set-up (embedded databases)'}`);
 
   const ctx = {
     options,
@@ -706,6 +720,7 @@ async function main() {
     measured: () => {
       const processes = { auth: platform.children.auth, resource: platform.children.resource, gateway: platform.children.gateway, op: platform.children.op };
       if (platform.children.floor) processes.floor = platform.children.floor;
+      if (platform.children.nginx) processes.nginx = platform.children.nginx;
       if (platform.embeddedDb) processes.embeddedDb = platform.embeddedDb;
       return processes;
     },

@@ -4,7 +4,8 @@
 //   node tools/containers/nginx-conf.cjs            write deploy/nginx/nginx.conf
 //   node tools/containers/nginx-conf.cjs --check    exit 1 if the committed file is stale
 //   node tools/containers/nginx-conf.cjs --stdout [--trust-proxy true|ADDR,CIDR,...] [--upload-max-bytes N]
-//                                                   print a variant (e.g. behind your TLS proxy)
+//                                                 [--port N] [--auth-server HOST:PORT] [--resource-server HOST:PORT] [--resolver ADDR]
+//                                                   print a variant (e.g. behind your TLS proxy, or the bench's nginx on the host)
 // Runs the TypeScript sources with jiti and the workspace's path aliases (as tools/clients does).
 'use strict';
 const fs = require('node:fs');
@@ -32,6 +33,19 @@ if (upload !== undefined) {
   options.uploadMaxBytes = Number(upload);
   if (!Number.isInteger(options.uploadMaxBytes) || options.uploadMaxBytes < 1) throw new Error(`--upload-max-bytes: not a byte count: ${upload}`);
 }
+const port = valueOf('--port');
+if (port !== undefined) {
+  options.port = Number(port);
+  if (!Number.isInteger(options.port) || options.port < 1 || options.port > 65535) throw new Error(`--port: not a port: ${port}`);
+}
+for (const service of ['auth-server', 'resource-server']) {
+  const upstream = valueOf(`--${service}`);
+  if (upstream === undefined) continue;
+  if (!/^[A-Za-z0-9.-]+:\d{1,5}$/.test(upstream)) throw new Error(`--${service}: expected HOST:PORT, got ${upstream}`);
+  options.upstreams = { ...options.upstreams, [service]: upstream };
+}
+const resolver = valueOf('--resolver');
+if (resolver !== undefined) options.resolver = resolver;
 const rendered = renderNginxConf(options);
 const target = path.join(root, NGINX_CONF_PATH);
 

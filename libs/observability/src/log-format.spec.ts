@@ -4,7 +4,6 @@ import { baseLoggerOptions } from './http-logging';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import pino from 'pino';
 import { batchedLogDestination, defaultRequestLogDestination, humanLogStream, humanMessage, logFormat, REQUEST_LOG_BUFFER_BYTES } from './log-format';
 
 describe('logFormat: readable lines for a person at a terminal, JSON lines otherwise', () => {

@@ -1,38 +1,16 @@
-import { compile } from '@fastify/proxy-addr';
+import { trustedProxyListSchema, validateTrustedProxies } from '@platform/observability';
 import { isIP } from 'node:net';
 import { z } from 'zod';
 
-/**
- * Checks a TRUSTED_PROXIES list with the library Fastify resolves X-Forwarded-For with
- * (`trustProxy`): IP addresses, CIDR ranges, or `loopback` / `linklocal` / `uniquelocal`.
- * Throws, naming the entry, on anything else.
- */
-export function validateTrustedProxies(entries: readonly string[]): void {
-  for (const entry of entries) {
-    try {
-      compile(entry);
-    } catch {
-      throw new Error(`not an IP address, CIDR range or proxy-addr keyword: ${entry}`);
-    }
-  }
-}
+export { validateTrustedProxies };
 
 /**
  * TRUSTED_PROXIES, the one schema both services read it with: comma-separated IPs, CIDR ranges
- * or proxy-addr keywords (default `loopback`: the gateway of `npm start`), checked as above.
- * It becomes Fastify's `trustProxy`, so request.ip is the client the gateway saw.
+ * or proxy-addr keywords (default `loopback`: the gateway of `npm start`), checked as the
+ * gateway's GATEWAY_TRUST_PROXY list is (libs/observability). It becomes Fastify's
+ * `trustProxy`, so request.ip is the client the gateway saw.
  */
-export const trustedProxiesSchema = z
-  .string()
-  .default('loopback')
-  .transform((value) => value.split(',').map((entry) => entry.trim()).filter((entry) => entry !== ''))
-  .superRefine((entries, context) => {
-    try {
-      validateTrustedProxies(entries);
-    } catch (error) {
-      context.addIssue({ code: 'custom', message: (error as Error).message });
-    }
-  });
+export const trustedProxiesSchema = z.string().default('loopback').pipe(trustedProxyListSchema);
 
 /**
  * The bucket an address is counted in: IPv4 as is (also when written IPv4-mapped, as a

@@ -1,9 +1,9 @@
 // Starts what the bench measures, each service as its own `node dist/apps/<app>/main.js` with
 // the environment, V8 flags and malloc settings tools/platform/start.mjs would give it (so the pid measured is the service's
 // own), pinned to the services' core; plus panva's oidc-provider. Stops all of it.
-import { fork, spawnSync } from 'node:child_process';
+import { execFileSync, fork, spawn, spawnSync } from 'node:child_process';
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -60,6 +60,30 @@ function waitForExit(child, ms) {
   });
 }
 
+/** Debian's nginx (apt-get install nginx-light), if this machine has it. */
+export const NGINX_BINARY = ['/usr/sbin/nginx', '/usr/local/sbin/nginx'].find((path) => existsSync(path));
+
+/**
+ * nginx in place of the gateway, as docker-compose.nginx.yml runs it: the configuration generated
+ * from libs/route-table (tools/containers/nginx-conf.cjs), pointed at the bench's services. One
+ * process (`master_process off`): the pid measured is the one that serves, as with the Node gateway;
+ * the request path is the same as a worker's.
+ */
+function startNginx({ port, upstreams, cores, work, logFile }) {
+  const conf = execFileSync(process.execPath, [
+    join(ROOT, 'tools/containers/nginx-conf.cjs'), '--stdout', '--port', String(port),
+    '--auth-server', upstreams.auth, '--resource-server', upstreams.resource, '--resolver', '127.0.0.1',
+  ], { encoding: 'utf8' }).replace('pid /tmp/nginx.pid;', `pid ${join(work, 'nginx.pid')};`);
+  const confFile = join(work, 'nginx.conf');
+  writeFileSync(confFile, conf);
+  const log = openSync(logFile, 'a');
+  const argv = [NGINX_BINARY, '-p', work, '-c', confFile, '-e', 'stderr', '-g', 'daemon off; master_process off;'];
+  const child = spawn(cores ? 'taskset' : argv[0], cores ? ['-c', cores, ...argv] : argv.slice(1), { stdio: ['ignore', log, log] });
+  child.serviceName = 'nginx';
+  child.logFile = logFile;
+  return child;
+}
+
 /** Disconnecting the IPC makes each service close and exit(0) (main.ts), which writes --cpu-prof output. */
 async function stopProcess(child) {
   if (!child || child.exitCode !== null || child.signalCode !== null) return;
@@ -106,17 +130,17 @@ export async function startPlatform({ pinning, profile, log }) {
   const redisUrl = process.env.REDIS_URL || undefined;
 
   const stop = async () => {
-    const { gateway, op, floor, ...services } = state.children;
-    // The floor script is not a service: it ends on SIGTERM rather than on the IPC channel closing.
-    if (floor && floor.exitCode === null && floor.signalCode === null) floor.kill('SIGTERM');
-    await Promise.all([stopProcess(gateway), stopProcess(op), stopProcess(floor)]);
+    const { gateway, op, floor, nginx, ...services } = state.children;
+    // The floor script and nginx are not services: they end on SIGTERM rather than on the IPC channel closing.
+    for (const child of [floor, nginx]) if (child && child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+    await Promise.all([stopProcess(gateway), stopProcess(op), stopProcess(floor), stopProcess(nginx)]);
     await Promise.all(Object.values(services).map(stopProcess));
     await stopProcess(state.embeddedDb);
     if (state.dropDatabases) await state.dropDatabases().catch((error) => log(`dropping the bench databases failed: ${error.message}`));
   };
 
   try {
-    const [gatewayPort, authPort, resourcePort, opPort, floorPort] = await Promise.all([freePort(), freePort(), freePort(), freePort(), freePort()]);
+    const [gatewayPort, authPort, resourcePort, opPort, floorPort, nginxPort] = await Promise.all([freePort(), freePort(), freePort(), freePort(), freePort(), freePort()]);
     const services = existingServices(ROOT);
     let databaseUrls;
     let databaseDescription;
@@ -156,6 +180,7 @@ export async function startPlatform({ pinning, profile, log }) {
       gateway: publicBaseUrl,
       op: `http://127.0.0.1:${opPort}`,
       floor: undefined,
+      nginx: undefined,
     };
     const secrets = {
       introspection: randomBytes(24).toString('base64url'),
@@ -243,7 +268,18 @@ export async function startPlatform({ pinning, profile, log }) {
       });
       urls.floor = `http://127.0.0.1:${floorPort}`;
     }
+    if (NGINX_BINARY) {
+      state.children.nginx = startNginx({
+        port: nginxPort,
+        upstreams: { auth: `127.0.0.1:${authPort}`, resource: `127.0.0.1:${resourcePort}` },
+        cores,
+        work,
+        logFile: join(logDir, 'nginx.log'),
+      });
+      urls.nginx = `http://127.0.0.1:${nginxPort}`;
+    }
     await Promise.all([
+      ...(state.children.nginx ? [waitUntilListening(state.children.nginx, '127.0.0.1', nginxPort)] : []),
       waitUntilListening(state.children.gateway, '127.0.0.1', gatewayPort),
       waitUntilListening(state.children.op, '127.0.0.1', opPort),
       ...(state.children.floor ? [waitUntilListening(state.children.floor, '127.0.0.1', floorPort)] : []),
