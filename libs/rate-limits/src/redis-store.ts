@@ -1,8 +1,8 @@
 import { Logger } from '@nestjs/common';
 import { createHash } from 'node:crypto';
-import { createClient, type RedisClientType } from 'redis';
-import { MemoryRateLimitStore } from './memory-store';
 import { randomUUID } from 'node:crypto';
+import { RedisConnection } from '@platform/redis-connection';
+import { MemoryRateLimitStore } from './memory-store';
 import { type Admission, type BackoffPolicy, type Outcome, PENDING_LIFETIME_MS, type RateLimitStore, type WindowHit } from './store';
 
 /*
@@ -10,9 +10,9 @@ import { type Admission, type BackoffPolicy, type Outcome, PENDING_LIFETIME_MS, 
  * (TIME), so instances with skewed clocks agree on when a lock ends.
  */
 const HIT = `
-local count = redis.call('INCR', KEYS[1])
+local count = redis.call('INCRBY', KEYS[1], ARGV[2])
 local ttl = redis.call('PTTL', KEYS[1])
-if count == 1 or ttl < 0 then
+if ttl < 0 then
   redis.call('PEXPIRE', KEYS[1], ARGV[1])
   ttl = tonumber(ARGV[1])
 end
@@ -79,57 +79,42 @@ export interface RedisRateLimitStoreOptions {
 }
 
 /**
- * Counters in Redis (node-redis v6), shared by every instance. While Redis is unreachable
+ * Counters in Redis (node-redis v6, on the process's shared connection: RedisConnection), shared by every instance. While Redis is unreachable
  * each instance counts in-process instead (MemoryRateLimitStore), so the limits still hold
  * per instance and no request waits for Redis: an outage neither opens the door nor stalls
  * the service. One warning every 10 s at most.
  */
 export class RedisRateLimitStore implements RateLimitStore {
   private readonly logger = new Logger('RateLimits');
-  private readonly client: RedisClientType;
+  private readonly redis: RedisConnection;
   private readonly fallback = new MemoryRateLimitStore();
   private readonly prefix: string;
   private lastWarning = 0;
-  private readonly firstOutcome: Promise<boolean>;
   private readonly timeoutMs: number;
   private readonly retryAfterMs: number;
   /** Redis failed lately: counted in-process until then, without sending anything. */
   private unavailableUntil = 0;
+  private readonly firstOutcome: Promise<boolean>;
 
   constructor(options: RedisRateLimitStoreOptions) {
     this.prefix = options.prefix ?? 'rate-limits:';
     this.timeoutMs = options.commandTimeoutMs ?? 200;
     this.retryAfterMs = options.retryAfterMs ?? 1_000;
-    this.client = createClient({
-      url: options.url,
-      // Fail fast instead of queueing while Redis is away: the in-process fallback answers.
-      disableOfflineQueue: true,
-      // No per-command timeout (node-redis 6 defaults to 5 s): it arms an AbortSignal.timeout per
-      // command that fires (and builds a DOMException) even after the reply came, ~20 µs of CPU
-      // per request. run() bounds the whole wait itself and aborts a command still unwritten at
-      // its deadline.
-      commandOptions: { timeout: 0 },
-      socket: { connectTimeout: 1_000, reconnectStrategy: (retries: number) => Math.min(100 * 2 ** retries, 2_000) },
-    }) as RedisClientType;
-    this.client.on('error', (error: Error) => this.warn(error.message));
-    this.firstOutcome = new Promise((resolve) => {
-      this.client.once('ready', () => resolve(true));
-      this.client.once('error', () => resolve(false));
-    });
     // Not awaited: the service starts (counting in-process) while Redis is down, and the
-    // client keeps reconnecting by itself.
-    this.client.connect().catch((error: Error) => this.warn(error.message));
+    // connection keeps reconnecting by itself.
+    this.redis = RedisConnection.acquire(options.url);
+    this.firstOutcome = this.redis.firstOutcome();
   }
 
   /** Resolves once the first connection attempt succeeded (true) or failed (false). */
   async ready(): Promise<boolean> {
     await this.firstOutcome;
-    return this.client.isReady;
+    return this.redis.isReady;
   }
 
-  async hit(key: string, windowMs: number): Promise<WindowHit> {
-    const reply = await this.run('hit', [key], [windowMs]);
-    if (reply === UNAVAILABLE) return this.fallback.hitSync(key, windowMs);
+  async hit(key: string, windowMs: number, by = 1): Promise<WindowHit> {
+    const reply = await this.run('hit', [key], [windowMs, by]);
+    if (reply === UNAVAILABLE) return this.fallback.hitSync(key, windowMs, by);
     return { count: Number(reply[0]), resetInMs: Number(reply[1]) };
   }
 
@@ -152,9 +137,7 @@ export class RedisRateLimitStore implements RateLimitStore {
   }
 
   async close(): Promise<void> {
-    // close() waits for replies still due; a frozen Redis would never send them.
-    if (this.client.isReady) await this.bounded(() => this.client.close()).catch(() => undefined);
-    if (this.client.isOpen) this.client.destroy();
+    await this.redis.release();
     await this.fallback.close();
   }
 
@@ -165,10 +148,10 @@ export class RedisRateLimitStore implements RateLimitStore {
     const tail = [String(keys.length), ...keys.map((key) => this.prefix + key), ...args.map((value) => (typeof value === 'number' ? String(Math.round(value)) : value))];
     try {
       try {
-        return (await this.bounded((abortSignal) => this.client.sendCommand(['EVALSHA', SHAS[name], ...tail], { abortSignal }))) as unknown[];
+        return (await this.send(['EVALSHA', SHAS[name], ...tail])) as unknown[];
       } catch (error) {
         if (!String((error as Error).message).startsWith('NOSCRIPT')) throw error;
-        return (await this.bounded((abortSignal) => this.client.sendCommand(['EVAL', SCRIPTS[name], ...tail], { abortSignal }))) as unknown[];
+        return (await this.send(['EVAL', SCRIPTS[name], ...tail])) as unknown[];
       }
     } catch (error) {
       this.failed(error as Error);
@@ -177,7 +160,7 @@ export class RedisRateLimitStore implements RateLimitStore {
   }
 
   private usable(): boolean {
-    return this.client.isReady && Date.now() >= this.unavailableUntil;
+    return this.redis.isReady && Date.now() >= this.unavailableUntil;
   }
 
   private failed(error: Error): void {
@@ -186,28 +169,11 @@ export class RedisRateLimitStore implements RateLimitStore {
   }
 
   /**
-   * node-redis drops a command's timeout once the command is written: a Redis that accepts
-   * the bytes and never answers (frozen, partitioned) would hold the request forever.
+   * A Redis that takes the bytes and never answers (frozen, partitioned) would hold the request
+   * forever: the command has a deadline (RedisConnection.command).
    */
-  private bounded<T>(send: (abortSignal: AbortSignal) => Promise<T>): Promise<T> {
-    const controller = new AbortController();
-    return new Promise<T>((resolve, reject) => {
-      const timer = setTimeout(() => {
-        // A command still waiting to be written leaves the queue (node-redis honours the signal).
-        controller.abort();
-        reject(new Error(`no answer within ${this.timeoutMs} ms`));
-      }, this.timeoutMs);
-      send(controller.signal).then(
-        (reply) => {
-          clearTimeout(timer);
-          resolve(reply);
-        },
-        (error: unknown) => {
-          clearTimeout(timer);
-          reject(error);
-        },
-      );
-    });
+  private send(args: string[]): Promise<unknown> {
+    return this.redis.command((client, abortSignal) => client.sendCommand(args, { abortSignal }), this.timeoutMs);
   }
 
   private warn(message: string): void {
