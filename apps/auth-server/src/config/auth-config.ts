@@ -1,5 +1,5 @@
 import { introspectionClientEnv, productionIntrospectionSecretProblem } from '@platform/contracts';
-import { operationsConfig, operationsEnv, type OperationsConfig } from '@platform/observability';
+import { envProblems, hostEnv, operationsConfig, operationsEnv, type OperationsConfig, portEnv } from '@platform/observability';
 import { z } from 'zod';
 import { ConfigError } from './config-error';
 import { type CimdConfig, loadCimdConfig } from '../client-metadata-documents/cimd-config';
@@ -19,8 +19,8 @@ const booleanFlag = z
 
 const EnvSchema = z.object({
   NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
-  HOST: z.string().min(1).default('127.0.0.1'),
-  AUTH_PORT: z.coerce.number().int().min(0).max(65535).default(3001),
+  HOST: hostEnv,
+  AUTH_PORT: portEnv(3001),
   /** The public origin clients see (the gateway); the issuer identifier. */
   PUBLIC_BASE_URL: z.url({ protocol: /^https?$/ }).default('http://127.0.0.1:3000'),
   DATABASE_URL: z.url({ protocol: /^postgres(ql)?$/ }),
@@ -86,7 +86,7 @@ export interface AuthConfig {
 export function loadAuthConfig(env: NodeJS.ProcessEnv = process.env): AuthConfig {
   const parsed = EnvSchema.safeParse(env);
   if (!parsed.success) {
-    const problems = parsed.error.issues.map((issue) => `  ${issue.path.join('.') || '(env)'}: ${issue.message}`);
+    const problems = envProblems(parsed.error).map((line) => `  ${line}`);
     throw new ConfigError(`Invalid configuration of the auth-server:\n${problems.join('\n')}`);
   }
   const e = parsed.data;

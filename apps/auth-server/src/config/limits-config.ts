@@ -1,3 +1,4 @@
+import { envProblems } from '@platform/observability';
 import { type OAuthRateLimits, trustedProxiesSchema } from '@platform/rate-limits';
 import { z } from 'zod';
 import { ConfigError } from './config-error';
@@ -85,7 +86,7 @@ export interface LimitsConfig {
 export function loadLimitsConfig(env: NodeJS.ProcessEnv = process.env): LimitsConfig {
   const parsed = LimitsEnvSchema.safeParse(env);
   if (!parsed.success) {
-    const problems = parsed.error.issues.map((issue) => `  ${issue.path.join('.') || '(env)'}: ${issue.message}`);
+    const problems = envProblems(parsed.error).map((line) => `  ${line}`);
     throw new ConfigError(`Invalid limits of the auth-server:\n${problems.join('\n')}`);
   }
   const e = parsed.data;

@@ -1,5 +1,5 @@
 import { introspectionClientEnv, OAUTH_PATHS, productionIntrospectionSecretProblem } from '@platform/contracts';
-import { operationsConfig, operationsEnv, type OperationsConfig } from '@platform/observability';
+import { envProblems, hostEnv, operationsConfig, operationsEnv, type OperationsConfig, portEnv } from '@platform/observability';
 import { trustedProxiesSchema } from '@platform/rate-limits';
 import { DEFAULT_UPLOAD_MAX_BYTES } from '@platform/route-table';
 import { isAbsolute, resolve } from 'node:path';
@@ -19,8 +19,8 @@ const seconds = (fallback: number) => z.coerce.number().int().positive().default
 
 const EnvSchema = z.object({
   NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
-  HOST: z.string().min(1).default('127.0.0.1'),
-  RESOURCE_PORT: z.coerce.number().int().min(0).max(65535).default(3002),
+  HOST: hostEnv,
+  RESOURCE_PORT: portEnv(3002),
   /**
    * Peers whose X-Forwarded-For is believed (Fastify's trustProxy), as in the auth server:
    * comma-separated IPs or CIDR ranges, or `loopback`; the gateway's addresses.
@@ -87,7 +87,7 @@ const DEVELOPMENT_STORAGE_DIR = '.data/resource/storage';
 export function loadResourceConfig(env: NodeJS.ProcessEnv = process.env): ResourceConfig {
   const parsed = EnvSchema.safeParse(env);
   if (!parsed.success) {
-    const problems = parsed.error.issues.map((issue) => `  ${issue.path.join('.') || '(env)'}: ${issue.message}`);
+    const problems = envProblems(parsed.error).map((line) => `  ${line}`);
     throw new ConfigError(`Invalid configuration of the resource-server:\n${problems.join('\n')}`);
   }
   const e = parsed.data;
