@@ -6,7 +6,7 @@ import {
   portEnv,
   trustedProxyListSchema,
 } from '@platform/observability';
-import { DEFAULT_UPLOAD_MAX_BYTES, SERVICE_BODY_LIMITS, type ServiceName } from '@platform/route-table';
+import { SERVICE_BODY_LIMITS, type ServiceName, uploadMaxBytesEnv } from '@platform/route-table';
 import { z } from 'zod';
 
 export interface GatewayConfig {
@@ -73,7 +73,7 @@ const EnvSchema = z.object({
   RESOURCE_SERVER_URL: upstreamOrigin('http://127.0.0.1:3002'),
   GATEWAY_TRUST_PROXY: trustProxySchema,
   /** The resource server's upload limit (same variable, bounds and default as the resource server). */
-  UPLOAD_MAX_BYTES: unsetWhenEmpty(z.coerce.number().int().positive().max(100 * 1024 * 1024).default(DEFAULT_UPLOAD_MAX_BYTES)),
+  UPLOAD_MAX_BYTES: unsetWhenEmpty(uploadMaxBytesEnv),
   LOG_LEVEL: unsetWhenEmpty(operationsEnv.LOG_LEVEL),
   SHUTDOWN_TIMEOUT_MS: unsetWhenEmpty(operationsEnv.SHUTDOWN_TIMEOUT_MS),
 });

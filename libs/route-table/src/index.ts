@@ -1,3 +1,5 @@
+import { z } from 'zod';
+
 /**
  * Which service owns which public path behind the gateway: the only place that says so.
  * A `prefix` route owns the path itself and everything below it (`/oauth`, `/oauth/...`,
@@ -36,6 +38,11 @@ export const UPLOAD_PATH = '/api/v1/storage/files';
 
 /** UPLOAD_MAX_BYTES when unset, for the resource server and the gateway alike. */
 export const DEFAULT_UPLOAD_MAX_BYTES = 5 * 1024 * 1024;
+/** The largest UPLOAD_MAX_BYTES either of them accepts. */
+export const MAX_UPLOAD_MAX_BYTES = 100 * 1024 * 1024;
+
+/** UPLOAD_MAX_BYTES, read alike by the resource server and the gateway (which refuses bigger uploads first). */
+export const uploadMaxBytesEnv = z.coerce.number().int().positive().max(MAX_UPLOAD_MAX_BYTES).default(DEFAULT_UPLOAD_MAX_BYTES);
 
 /** Owner of every path no route claims. */
 export const DEFAULT_SERVICE: ServiceName = 'resource-server';

@@ -1,7 +1,7 @@
 import { introspectionClientEnv, OAUTH_PATHS, productionIntrospectionSecretProblem } from '@platform/contracts';
 import { envProblems, hostEnv, operationsConfig, operationsEnv, type OperationsConfig, portEnv } from '@platform/observability';
 import { trustedProxiesSchema } from '@platform/rate-limits';
-import { DEFAULT_UPLOAD_MAX_BYTES } from '@platform/route-table';
+import { uploadMaxBytesEnv } from '@platform/route-table';
 import { isAbsolute, resolve } from 'node:path';
 import { z } from 'zod';
 import { RESOURCE_PATHS } from '../documents/documents-options';
@@ -40,7 +40,7 @@ const EnvSchema = z.object({
   DEFAULT_SCHOOL_ID: z.string().min(1).max(100).default('demo-school'),
   /** Where uploads are kept; relative paths are resolved against the working directory. */
   STORAGE_DIR: z.string().min(1).optional(),
-  UPLOAD_MAX_BYTES: z.coerce.number().int().positive().max(100 * 1024 * 1024).default(DEFAULT_UPLOAD_MAX_BYTES),
+  UPLOAD_MAX_BYTES: uploadMaxBytesEnv,
   /** Set by the launcher when it runs the embedded PostgreSQL. */
   EMBEDDED_MODE: booleanFlag.default(false),
   /** Seed the demo schools (refused in production). */
