@@ -48,8 +48,9 @@ export async function buildAuthorizationServerOpenApi(): Promise<AuthorizationSe
         CLIENT_BASIC_SCHEME,
       )
       .build();
-    const config = { ...base, components: { ...base.components, schemas: OAUTH_SCHEMAS, responses: BEARER_RESPONSES } };
-    const { tags, paths, components } = SwaggerModule.createDocument(app, config, {
+    // The shared schemas and answers (oauth-schemas.ts), which the decorators refer to by $ref.
+    const documentConfig = { ...base, components: { ...base.components, schemas: OAUTH_SCHEMAS, responses: BEARER_RESPONSES } };
+    const { tags, paths, components } = SwaggerModule.createDocument(app, documentConfig, {
       onlyIncludeDecoratedEndpoints: true,
       // The operations carry AUTHORIZATION_SERVER_TAG; no extra tag per controller class.
       autoTagControllers: false,

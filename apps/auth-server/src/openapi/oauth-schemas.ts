@@ -296,7 +296,10 @@ export const OAUTH_SCHEMAS: Record<string, SchemaObject> = {
 export const CORS_NOTE =
   'CORS: any origin, without credentials (`Access-Control-Allow-Origin: *`; preflight for GET, HEAD, POST with Authorization, Content-Type, MCP-Protocol-Version; WWW-Authenticate and Retry-After exposed).';
 
-/** Shared answers of protected operations (RFC 6750 §3). */
+/**
+ * Shared answers of protected operations (RFC 6750 §3): the userinfo operations here, and by
+ * `$ref` every protected operation of the resource server (its operation-security.ts).
+ */
 export const BEARER_RESPONSES: Record<'Unauthorized' | 'InsufficientScope', ResponseObject> = {
   Unauthorized: {
     description:
