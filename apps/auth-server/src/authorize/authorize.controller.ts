@@ -1,6 +1,7 @@
 import { Controller, Get, Post, Req, Res, UseFilters } from '@nestjs/common';
 import { OAUTH_PATHS } from '@platform/contracts';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { ApiAuthorizeByPostEndpoint, ApiAuthorizeEndpoint } from '../openapi/api-endpoints';
 import { parseCookies } from '../sessions/cookies';
 import type { BrowserRequest } from './authorize-outcome';
 import { writeAuthorizeResponse } from './authorize-response';
@@ -20,12 +21,14 @@ export class AuthorizeController {
   constructor(private readonly flow: AuthorizeService) {}
 
   @Get(OAUTH_PATHS.authorization)
+  @ApiAuthorizeEndpoint()
   async authorize(@Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
     writeAuthorizeResponse(reply, await this.flow.authorize(paramsFromUrl(request.url), browserOf(request)));
   }
 
   /** OpenID Connect Core §3.1.2.1: the authorization endpoint MUST support POST as well. */
   @Post(OAUTH_PATHS.authorization)
+  @ApiAuthorizeByPostEndpoint()
   async authorizeByPost(@Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
     writeAuthorizeResponse(reply, await this.flow.authorize(paramsFromBody(request.body), browserOf(request)));
   }
