@@ -308,6 +308,56 @@ describe('when Redis is configured but unreachable', () => {
   });
 });
 
+/** A bus whose subscription the test cuts: what RedisEventBus reports after a reconnection. */
+class InterruptibleBus extends LocalEventBus {
+  private readonly missed: (() => void)[] = [];
+
+  onMissedMessages(handler: () => void): void {
+    this.missed.push(handler);
+  }
+
+  cutAndRestore(): void {
+    for (const handler of this.missed) handler();
+  }
+}
+
+describe('when the revocation subscription was cut and came back', () => {
+  const stub = new IntrospectionStub(CREDENTIALS, RESOURCE);
+  const bus = new InterruptibleBus();
+  let harness: Harness;
+
+  beforeAll(async () => {
+    harness = await startApp({ introspectionEndpoint: await stub.start(), eventBus: bus });
+  });
+
+  afterAll(async () => {
+    await harness?.close();
+    await stub.stop();
+  });
+
+  it('uses nothing cached before: a token revoked meanwhile is refused, and memory starts empty at the next heartbeat', async () => {
+    stub.tokens.set('kept', { scope: 'students:read' });
+    stub.tokens.set('revoked-unheard', { scope: 'students:read' });
+    for (const token of ['kept', 'revoked-unheard', 'kept', 'revoked-unheard']) {
+      expect((await call(harness, '/students', { token })).status).toBe(200);
+    }
+    expect(stub.calls).toBe(2);
+
+    // Revoked while the subscription was down: the event never arrives.
+    stub.tokens.delete('revoked-unheard');
+    bus.cutAndRestore();
+    expect((await call(harness, '/students', { token: 'revoked-unheard' })).status).toBe(401);
+    expect((await call(harness, '/students', { token: 'kept' })).status).toBe(200);
+    expect(stub.calls).toBe(4);
+
+    // The next heartbeat heard (within a second) starts a new period, with nothing in memory.
+    await new Promise((resolve) => setTimeout(resolve, 1_100));
+    expect((await call(harness, '/students', { token: 'kept' })).status).toBe(200);
+    expect((await call(harness, '/students', { token: 'kept' })).status).toBe(200);
+    expect(stub.calls).toBe(5);
+  });
+});
+
 describe('an unannotated route', () => {
   @Controller('forgotten')
   class ForgottenController {
