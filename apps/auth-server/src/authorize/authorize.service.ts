@@ -9,13 +9,14 @@ import { generateOpaqueToken, hashToken } from '../crypto/tokens';
 import { type ActiveSession, SessionService } from '../sessions/session.service';
 import { type AuthorizationClient, type AuthorizationRequest, validateAuthorizationRequest } from './authorization-request';
 import {
-  type AuthorizeOutcome,
   type BrowserRequest,
   codeToClient,
   type ConsentOutcome,
   type ConsentProblem,
+  type SignedInOutcome,
   type SignInOutcome,
   type SignInProblem,
+  type ToClientOutcome,
 } from './authorize-outcome';
 import { AuthorizeRepository } from './authorize.repository';
 import { CSRF_FIELD, CSRF_PURPOSE, CsrfTokens } from './csrf';
@@ -25,7 +26,7 @@ import { type RequestParams, toSearchParams } from './request-params';
 /** @deprecated for connected-apps.service.ts only, which should import it from pages/http-exchange.ts. */
 export type { HttpExchange } from '../pages/http-exchange';
 
-/** RFC 5321 §4.5.3.1: no email address is longer; a longer value is not echoed whole. */
+/** 64 + 1 + 255 (RFC 5321 §4.5.3.1.1–2): no email address is longer; a longer value is not echoed whole. */
 const MAX_EMAIL_LENGTH = 320;
 
 /**
@@ -51,7 +52,7 @@ export class AuthorizeService {
   ) {}
 
   /** GET (or POST) /oauth/authorize: the sign-in page, the consent page, or an error. */
-  async authorize(params: RequestParams, browser: BrowserRequest): Promise<AuthorizeOutcome> {
+  async authorize(params: RequestParams, browser: BrowserRequest): Promise<SignInOutcome | ConsentOutcome> {
     const request = await this.validate(params);
     const session = await this.sessions.findActiveSession(browser.cookies);
     if (request.prompts.has('none')) {
@@ -66,7 +67,7 @@ export class AuthorizeService {
   }
 
   /** POST /oauth/authorize/login */
-  async login(params: RequestParams, browser: BrowserRequest): Promise<AuthorizeOutcome> {
+  async login(params: RequestParams, browser: BrowserRequest): Promise<SignInOutcome | SignedInOutcome> {
     const request = await this.validate(params);
     const email = formField(params, 'email') ?? '';
     if (!this.csrf.verifyToken(browser.cookies, formField(params, CSRF_FIELD), CSRF_PURPOSE.login)) {
@@ -81,7 +82,7 @@ export class AuthorizeService {
   }
 
   /** POST /oauth/authorize/consent */
-  async consent(params: RequestParams, browser: BrowserRequest): Promise<AuthorizeOutcome> {
+  async consent(params: RequestParams, browser: BrowserRequest): Promise<SignInOutcome | ConsentOutcome | ToClientOutcome> {
     const request = await this.validate(params);
     const session = await this.sessions.findActiveSession(browser.cookies);
     if (!session) return this.signIn(request, browser, { problem: 'session-ended' });
