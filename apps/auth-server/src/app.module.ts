@@ -9,6 +9,7 @@ import { ConnectedAppsModule } from './connected-apps/connected-apps.module';
 import { AUTH_CONFIG, type AuthConfig } from './config/auth-config';
 import { DatabaseModule } from './database/database.module';
 import { DiscoveryModule } from './discovery/discovery.module';
+import { RevocationTrust } from './events/revocation-trust';
 import { HealthModule } from './health/health.module';
 import { IntrospectionModule } from './introspection/introspection.module';
 import { KeysModule } from './keys/keys.module';
@@ -19,7 +20,10 @@ import { RevocationModule } from './revocation/revocation.module';
 import { TokenModule } from './token/token.module';
 import { UserInfoModule } from './userinfo/userinfo.module';
 
-/** Configuration and the event bus, made once at start, available everywhere. */
+/**
+ * Configuration, the event bus and its one trust judge (what is held in memory about tokens and
+ * clients is used only while every event is heard), made once at start, available everywhere.
+ */
 @Global()
 @Module({})
 class RuntimeModule {
@@ -29,8 +33,9 @@ class RuntimeModule {
       providers: [
         { provide: AUTH_CONFIG, useValue: config },
         { provide: EVENT_BUS, useValue: eventBus },
+        RevocationTrust,
       ],
-      exports: [AUTH_CONFIG, EVENT_BUS],
+      exports: [AUTH_CONFIG, EVENT_BUS, RevocationTrust],
     };
   }
 }

@@ -22,3 +22,17 @@ export function accessTokenKey(token: string): string {
   // The one-shot hash: ~1 µs where createHash().update().digest() costs 3–5 µs, on every bearer request.
   return hash('sha256', token, 'base64url');
 }
+
+/** Channel on which the clients CLI announces a registered client it changed. */
+export const CLIENT_CHANGED_CHANNEL = 'oauth:client-changed';
+
+/**
+ * Published when a registered client's row changes after registration (its secret rotated, it
+ * was disabled, enabled again or deleted): every authorization server drops what it holds of
+ * that client in memory and reads it again.
+ */
+export interface ClientChangedEvent {
+  clientId: string;
+  change: 'secret_rotated' | 'disabled' | 'enabled' | 'deleted';
+  at: number;
+}

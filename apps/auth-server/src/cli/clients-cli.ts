@@ -1,6 +1,7 @@
 import { parseArgs } from 'node:util';
 import { createEventBus } from '@platform/event-bus';
 import type { PrismaService } from '../database/prisma.service';
+import { ClientChangePublisher } from '../clients/client-change-publisher';
 import { RevocationPublisher } from '../events/revocation-publisher';
 import { GrantRevoker } from '../token/grant-revoker';
 import { TokensRepository } from '../token/tokens.repository';
@@ -91,7 +92,7 @@ export async function runClientsCli(
     closeBus = () => bus.close();
     const prisma = database.prisma as unknown as PrismaService;
     const grants: GrantEnder = new GrantRevoker(new TokensRepository(prisma), new RevocationPublisher(bus));
-    const integrations = new Integrations(database.prisma, grants);
+    const integrations = new Integrations(database.prisma, grants, new ClientChangePublisher(bus));
     const print = (value: unknown, text: () => string[]) => {
       if (values.json) io.out(JSON.stringify(value, null, 2));
       else for (const line of text()) io.out(line);

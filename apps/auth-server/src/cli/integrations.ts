@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { formatScopes, parseScopeString, scopesOutside, unknownScopes } from '@platform/scopes';
+import type { ClientChangedEvent } from '@platform/contracts';
 import type { PrismaClient } from '../generated/prisma/client';
 import { REDIRECT_URI_PROBLEMS, checkHttpsRedirectUri } from '../clients/redirect-uri';
 import { generateOpaqueToken, hashToken } from '../crypto/tokens';
@@ -43,6 +44,11 @@ export interface GrantEnder {
   revokeGrant(grantId: string, reason: 'revocation'): Promise<void>;
 }
 
+/** Tells the authorization servers that a client's row changed (clients/held-clients.ts). */
+export interface ClientChangeAnnouncer {
+  announce(clientId: string, change: ClientChangedEvent['change']): Promise<void>;
+}
+
 /**
  * An integration's redirect URI: https, compared character for character at the
  * authorization endpoint, so it must already be in normalized form (clients/redirect-uri.ts).
@@ -64,6 +70,7 @@ export class Integrations {
   constructor(
     private readonly prisma: PrismaClient,
     private readonly grants: GrantEnder,
+    private readonly changes: ClientChangeAnnouncer,
   ) {}
 
   /** Returns the secret once; only its SHA-256 is stored (crypto/tokens.ts, as registration does). */
@@ -127,6 +134,7 @@ export class Integrations {
     if (row.kind !== INTEGRATION_KIND) throw new UsageError('only integrations created with this tool have a secret to rotate');
     const clientSecret = generateOpaqueToken();
     await this.prisma.client.update({ where: { id: row.id }, data: { secretHash: hashToken(clientSecret) } });
+    await this.changes.announce(row.id, 'secret_rotated');
     return clientSecret;
   }
 
@@ -134,12 +142,14 @@ export class Integrations {
   async disable(clientId: string): Promise<number> {
     const row = await this.find(clientId);
     await this.prisma.client.update({ where: { id: row.id }, data: { disabledAt: row.disabledAt ?? new Date() } });
+    await this.changes.announce(row.id, 'disabled');
     return this.endGrants(row.id);
   }
 
   async enable(clientId: string): Promise<void> {
     const row = await this.find(clientId);
     await this.prisma.client.update({ where: { id: row.id }, data: { disabledAt: null } });
+    await this.changes.announce(row.id, 'enabled');
   }
 
   /** Ends every grant (so resource servers hear of it), then deletes the client and, by cascade, its history. */
@@ -147,6 +157,7 @@ export class Integrations {
     const row = await this.find(clientId);
     const ended = await this.endGrants(row.id);
     await this.prisma.client.delete({ where: { id: row.id } });
+    await this.changes.announce(row.id, 'deleted');
     return ended;
   }
 

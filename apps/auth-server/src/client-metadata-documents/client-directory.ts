@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { type RegisteredClient, ClientsRepository } from '../clients/clients.repository';
+import type { RegisteredClient } from '../clients/clients.repository';
+import { HeldClients } from '../clients/held-clients';
 import type { ClientScopePolicy } from '../clients/scope-policy';
 import { parseScopeString } from '@platform/scopes';
 import { isUrlClientId } from './client-id-url';
@@ -27,7 +28,7 @@ export interface DirectoryClient extends RegisteredClient {
 @Injectable()
 export class ClientDirectory {
   constructor(
-    private readonly clients: ClientsRepository,
+    private readonly clients: HeldClients,
     private readonly documents: ClientMetadataDocumentResolver,
   ) {}
 
@@ -36,7 +37,7 @@ export class ClientDirectory {
       const client = await this.documents.resolve(clientId);
       return { ...client, scopeCeiling: null };
     }
-    const row = await this.clients.findClientById(clientId);
+    const row = await this.clients.findById(clientId);
     if (!row || row.disabledAt) return null;
     const kind: ClientKind = row.kind === 'integration' ? 'integration' : 'dynamic';
     return {

@@ -7,7 +7,7 @@ import { MetadataDocumentClientsRepository } from './metadata-document-clients.r
 /**
  * Client ID Metadata Documents and the ClientDirectory (every client_id lookup). Global:
  * import ClientMetadataDocumentsModule.register() once in AppModule; it needs the global
- * DatabaseModule (PrismaService) and ClientAuthModule (ClientsRepository).
+ * DatabaseModule (PrismaService) and ClientAuthModule (HeldClients).
  */
 @Module({})
 export class ClientMetadataDocumentsModule {
@@ -20,7 +20,7 @@ export class ClientMetadataDocumentsModule {
         { provide: CIMD_RESOLVER_OVERRIDES, useValue: overrides },
         MetadataDocumentClientsRepository,
         ClientMetadataDocumentResolver,
-        // Needs ClientsRepository, which the global ClientAuthModule provides.
+        // Needs HeldClients, which the global ClientAuthModule provides.
         ClientDirectory,
       ],
       exports: [CIMD_CONFIG, ClientMetadataDocumentResolver, ClientDirectory],

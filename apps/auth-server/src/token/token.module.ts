@@ -1,7 +1,6 @@
 import { Module } from '@nestjs/common';
 import { RevocationPublisher } from '../events/revocation-publisher';
 import { RevocationSubscriber } from '../events/revocation-subscriber';
-import { RevocationTrust } from '../events/revocation-trust';
 import { KeysModule } from '../keys/keys.module';
 import { ActiveAccessTokens } from './active-access-tokens';
 import { GrantRevoker } from './grant-revoker';
@@ -24,7 +23,6 @@ import { TokensRepository } from './tokens.repository';
     TokenQueries,
     TokenLookup,
     ActiveAccessTokens,
-    RevocationTrust,
     RevocationSubscriber,
     GrantRevoker,
     RevocationPublisher,

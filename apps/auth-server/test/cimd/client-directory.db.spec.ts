@@ -1,4 +1,5 @@
 import { Logger } from '@nestjs/common';
+import { LocalEventBus } from '@platform/event-bus';
 import { createTestDatabase, type TestDatabase } from '../../../../tools/test-support/test-database';
 import {
   ClientDirectory,
@@ -9,6 +10,8 @@ import {
 } from '../../src/client-metadata-documents';
 import { MetadataDocumentClientsRepository } from '../../src/client-metadata-documents/metadata-document-clients.repository';
 import { ClientsRepository } from '../../src/clients/clients.repository';
+import { HeldClients } from '../../src/clients/held-clients';
+import { RevocationTrust } from '../../src/events/revocation-trust';
 import type { AuthConfig } from '../../src/config/auth-config';
 import { PrismaService } from '../../src/database/prisma.service';
 import { DocumentHost, mappedResolver } from './support/document-host';
@@ -31,7 +34,8 @@ beforeAll(async () => {
   const resolver = new ClientMetadataDocumentResolver(config, new MetadataDocumentClientsRepository(prisma), {
     resolver: mappedResolver({ 'claude.ai': '127.0.0.1' }),
   });
-  directory = new ClientDirectory(new ClientsRepository(prisma), resolver);
+  // No REDIS_URL in this config: every lookup reads the database (HeldClients holds nothing).
+  directory = new ClientDirectory(new HeldClients(new ClientsRepository(prisma), new RevocationTrust(new LocalEventBus()), {}), resolver);
 }, 60_000);
 
 afterAll(async () => {
