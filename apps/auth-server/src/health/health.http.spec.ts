@@ -51,7 +51,7 @@ describe('health of an auth-server whose database and Redis are away', () => {
       INTROSPECTION_CLIENT_SECRET: 'not-used-in-this-test-0123',
       HEALTH_CHECK_TIMEOUT_MS: '300',
     });
-    // The Redis event bus would wait for Redis at start; readiness has its own connection.
+    // The Redis event bus would wait for Redis at start; readiness does not (the shared connection keeps trying).
     app = await createAuthServer(config, { logger: false, eventBus: new LocalEventBus() });
     await app.getHttpAdapter().getInstance().ready();
   });

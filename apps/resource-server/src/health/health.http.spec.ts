@@ -74,7 +74,7 @@ describe('health of a resource server with nothing around it', () => {
       STORAGE_DIR: '/nonexistent',
       SEED_DEMO_DATA: 'false',
     });
-    // The Redis event bus would wait for Redis at start; readiness has its own connection.
+    // The Redis event bus would wait for Redis at start; readiness does not (the shared connection keeps trying).
     app = await createResourceServer(config, { logger: false, eventBus: new LocalEventBus() });
     await app.getHttpAdapter().getInstance().ready();
   });
