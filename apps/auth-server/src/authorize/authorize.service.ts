@@ -23,9 +23,6 @@ import { CSRF_FIELD, CSRF_PURPOSE, CsrfTokens } from './csrf';
 import { AuthorizationRedirectError, ConsentRequiredError, LoginRequiredError } from './errors';
 import { type RequestParams, toSearchParams } from './request-params';
 
-/** @deprecated for connected-apps.service.ts only, which should import it from pages/http-exchange.ts. */
-export type { HttpExchange } from '../pages/http-exchange';
-
 /** 64 + 1 + 255 (RFC 5321 §4.5.3.1.1–2): no email address is longer; a longer value is not echoed whole. */
 const MAX_EMAIL_LENGTH = 320;
 
