@@ -1,27 +1,12 @@
 import 'reflect-metadata';
-import { armShutdownDeadline, installShutdownDeadline } from '@platform/observability';
+import { runService } from '@platform/service-runtime';
 import { startResourceServer } from './bootstrap';
 import { ConfigError, loadResourceConfig } from './config/resource-config';
 
-async function main(): Promise<void> {
-  const config = loadResourceConfig();
-  const app = await startResourceServer(config);
-  // To the launcher: listening, and everything about starting is logged (its banner comes last).
-  process.send?.({ type: 'listening' });
-  // SIGTERM/SIGINT close the app through Nest's shutdown hooks (bootstrap); this bounds how long.
-  installShutdownDeadline(config.operations.shutdownTimeoutMs);
-  // Forked by the launcher (npm start): end with it, even when it was killed outright.
-  process.once('disconnect', () => {
-    armShutdownDeadline(config.operations.shutdownTimeoutMs, 'launcher gone');
-    void app.close().finally(() => process.exit(0));
-  });
-}
-
-main().catch((error: unknown) => {
-  if (error instanceof ConfigError) {
-    console.error(error.message);
-  } else {
-    console.error('resource-server failed to start:', error instanceof Error ? error.message : error);
-  }
-  process.exit(1);
+runService({
+  name: 'resource-server',
+  loadConfig: () => loadResourceConfig(),
+  start: startResourceServer,
+  shutdownTimeoutMs: (config) => config.operations.shutdownTimeoutMs,
+  isConfigError: (error) => error instanceof ConfigError,
 });

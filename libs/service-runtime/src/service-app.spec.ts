@@ -1,0 +1,109 @@
+/**
+ * The skeleton both services are built on, on a one-route service: the framework errors as
+ * RFC 6749 bodies, X-Forwarded-For believed only from TRUSTED_PROXIES, the request id echoed,
+ * the body limit of the route table, the metrics counted, the event bus closed with the app.
+ */
+import { Controller, type DynamicModule, Get, Ip, Module, Post } from '@nestjs/common';
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { LocalEventBus } from '@platform/event-bus';
+import { ServiceMetrics } from '@platform/observability';
+import { SERVICE_BODY_LIMITS } from '@platform/route-table';
+import { LoggerModule } from 'nestjs-pino';
+import { Writable } from 'node:stream';
+import { completeServiceApp, createServiceApp } from './service-app';
+
+@Controller()
+class EchoController {
+  @Get('/ip')
+  ip(@Ip() ip: string) {
+    return { ip };
+  }
+
+  @Post('/echo')
+  echo() {
+    return { ok: true };
+  }
+}
+
+const metrics = new ServiceMetrics();
+const quiet = new Writable({ write: (_chunk, _encoding, done) => done() });
+
+@Module({})
+class TestServiceModule {
+  static register(): DynamicModule {
+    return {
+      module: TestServiceModule,
+      imports: [LoggerModule.forRoot({ pinoHttp: [{ level: 'silent' }, quiet] })],
+      controllers: [EchoController],
+      providers: [{ provide: ServiceMetrics, useValue: metrics }],
+    };
+  }
+}
+
+async function serviceApp(bus?: LocalEventBus): Promise<NestFastifyApplication> {
+  const app = await createServiceApp(
+    { service: 'auth-server', trustedProxies: ['10.0.0.1'], logLevel: 'silent', module: () => TestServiceModule.register(), metrics: ServiceMetrics },
+    { logger: false },
+  );
+  await completeServiceApp(app, bus);
+  await app.getHttpAdapter().getInstance().ready();
+  return app;
+}
+
+describe('createServiceApp + completeServiceApp', () => {
+  let app: NestFastifyApplication;
+  beforeAll(async () => {
+    app = await serviceApp();
+  });
+  afterAll(async () => app?.close());
+
+  it('answers an unknown route with the RFC 6749 §5.2 body', async () => {
+    const response = await app.inject({ method: 'GET', url: '/nowhere' });
+    expect(response.statusCode).toBe(404);
+    expect(response.json()).toEqual({ error: 'not_found', error_description: 'No such resource' });
+  });
+
+  it('believes X-Forwarded-For only from a trusted proxy', async () => {
+    const forged = await app.inject({ method: 'GET', url: '/ip', remoteAddress: '192.0.2.7', headers: { 'x-forwarded-for': '198.51.100.1' } });
+    expect(forged.json()).toEqual({ ip: '192.0.2.7' });
+    const proxied = await app.inject({ method: 'GET', url: '/ip', remoteAddress: '10.0.0.1', headers: { 'x-forwarded-for': '198.51.100.1' } });
+    expect(proxied.json()).toEqual({ ip: '198.51.100.1' });
+  });
+
+  it('echoes a plain incoming request id, and mints one otherwise', async () => {
+    const kept = await app.inject({ method: 'GET', url: '/ip', headers: { 'x-request-id': 'abc-123' } });
+    expect(kept.headers['x-request-id']).toBe('abc-123');
+    const minted = await app.inject({ method: 'GET', url: '/ip', headers: { 'x-request-id': 'not plain\u0001' } });
+    expect(minted.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
+  it('refuses a body over the route table\'s limit of the service with 413 and an OAuth body', async () => {
+    const response = await app.inject({
+      method: 'POST',
+      url: '/echo',
+      headers: { 'content-type': 'application/json' },
+      payload: JSON.stringify({ pad: 'x'.repeat(SERVICE_BODY_LIMITS['auth-server']) }),
+    });
+    expect(response.statusCode).toBe(413);
+    expect(response.json()).toMatchObject({ error: 'invalid_request' });
+  });
+
+  it('counts every request in the service metrics', async () => {
+    await app.inject({ method: 'GET', url: '/ip' });
+    expect(await metrics.registry.metrics()).toMatch(/route="\/ip"/);
+  });
+});
+
+it('closes the event bus it was given to close, with the app', async () => {
+  const bus = new LocalEventBus();
+  let closed = false;
+  const close = bus.close.bind(bus);
+  bus.close = async () => {
+    closed = true;
+    await close();
+  };
+  const app = await serviceApp(bus);
+  expect(closed).toBe(false);
+  await app.close();
+  expect(closed).toBe(true);
+});
