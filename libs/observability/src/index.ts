@@ -29,5 +29,6 @@ export {
 } from './http-logging';
 export { instrumentHttp, METRICS_CONTENT_TYPE, ServiceMetrics, UNMATCHED_ROUTE } from './metrics';
 export { HealthReportFilter, httpProbe, ReadinessProbes, RedisPing, type Probe } from './health';
+export { ProbesController, type ReadinessChecks } from './probes.controller';
 export { armShutdownDeadline, installShutdownDeadline } from './shutdown';
 export { closeConnectionsWhenIdle } from './graceful-close';

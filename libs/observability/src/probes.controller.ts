@@ -1,0 +1,36 @@
+import { Get, Header, UseFilters } from '@nestjs/common';
+import { type HealthCheckService, type HealthIndicatorFunction } from '@nestjs/terminus';
+import { HealthReportFilter } from './health';
+import { OPERATIONAL_PATHS } from './operational-paths';
+
+/** A service's readiness checks (its database, Redis, the peers it cannot serve without). */
+export interface ReadinessChecks {
+  checks(): HealthIndicatorFunction[];
+}
+
+/**
+ * /healthz and /readyz, the same in every service: a service's controller extends it, adds what
+ * its router needs (the resource server: public to the bearer guard, out of the API documents)
+ * and passes its own readiness checks.
+ */
+@UseFilters(HealthReportFilter)
+export abstract class ProbesController {
+  protected constructor(
+    private readonly health: HealthCheckService,
+    private readonly readiness: ReadinessChecks,
+  ) {}
+
+  /** Liveness: the process answers. Nothing else, so an outage elsewhere never restarts it. */
+  @Get(OPERATIONAL_PATHS.liveness)
+  @Header('cache-control', 'no-store')
+  liveness() {
+    return this.health.check([]);
+  }
+
+  /** Readiness: 200 when every dependency answers in time, 503 with the report otherwise. */
+  @Get(OPERATIONAL_PATHS.readiness)
+  @Header('cache-control', 'no-store')
+  ready() {
+    return this.health.check(this.readiness.checks());
+  }
+}
