@@ -7,6 +7,7 @@ import { Global, Module } from '@nestjs/common';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { Test } from '@nestjs/testing';
 import { DEFAULT_OPERATIONS } from '@platform/observability';
+import { EVENT_BUS, LocalEventBus } from '@platform/event-bus';
 import { createHash } from 'node:crypto';
 import { createTestDatabase, type TestDatabase } from '../../../../tools/test-support/test-database';
 import { AccountsModule } from '../accounts/accounts.module';
@@ -15,6 +16,7 @@ import { AUTH_CONFIG, type AuthConfig } from '../config/auth-config';
 import { loadLimitsConfig } from '../config/limits-config';
 import { hashToken } from '../crypto/tokens';
 import { DatabaseModule } from '../database/database.module';
+import { RevocationTrust } from '../events/revocation-trust';
 import { PrismaService } from '../database/prisma.service';
 import { AuthorizeModule } from './authorize.module';
 import { registerAuthorizePlugins } from './plugins';
@@ -61,7 +63,11 @@ beforeAll(async () => {
   const config = configFor(database.url, database.poolSize);
 
   @Global()
-  @Module({ providers: [{ provide: AUTH_CONFIG, useValue: config }], exports: [AUTH_CONFIG] })
+  // What the app's RuntimeModule provides to every module: the configuration, the event bus and its trust judge.
+  @Module({
+    providers: [{ provide: AUTH_CONFIG, useValue: config }, { provide: EVENT_BUS, useValue: new LocalEventBus() }, RevocationTrust],
+    exports: [AUTH_CONFIG, EVENT_BUS, RevocationTrust],
+  })
   class TestConfigModule {}
 
   const moduleRef = await Test.createTestingModule({
