@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { LecturerView } from '../lecturers/lecturers.dto';
 
 /**
  * The shapes the public MCP tools return (their `outputSchema`): each picks, by name, fields of
@@ -40,14 +41,8 @@ export const publicCourseDetail = publicCourse.extend({
     .describe('Sections in order, each with its lesson titles in order (no lesson content)'),
 });
 
-export const publicLecturer = z.object({
-  id: z.string(),
-  name: z.string(),
-  headline: z.string(),
-  bio: z.string(),
-  avatar_url: z.string().nullable(),
-  website_url: z.string().nullable(),
-});
+/** The REST view's fields (a lecturer's profile is public), without its timestamps. */
+export const publicLecturer = LecturerView.pick({ id: true, name: true, headline: true, bio: true, avatar_url: true, website_url: true });
 
 export const publicEvent = z.object({
   id: z.string(),
