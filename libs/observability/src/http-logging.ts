@@ -113,8 +113,26 @@ export function nestLoggerParams(options: LoggingOptions): Params {
 type LoggedIncomingMessage = IncomingMessage & { id?: unknown; log?: Logger };
 export type RequestLoggingMiddleware = (req: IncomingMessage, res: ServerResponse, next: () => void) => void;
 
+/** The provider of a service's request logging (ObservabilityModule), which createServiceApp installs. */
+export const REQUEST_LOGGING = Symbol('REQUEST_LOGGING');
+
 /**
- * The request logs of a service (a NestJS middleware, or any Connect-style one): every line
+ * requestLogging as a Fastify `onRequest` hook, the first one of the service (as middie's was):
+ * Nest's middleware would run it through @fastify/middie, which for every request of every route
+ * copies ip, ips (proxy-addr over X-Forwarded-For), hostname, protocol and the parsed query onto
+ * the raw request and decodes the path to match middleware routes, ~5–10 µs of CPU (issue 12).
+ * Same semantics: the hook runs before routing, so 404s and refusals get their line too, and the
+ * rest of the request runs inside nestjs-pino's request context.
+ */
+export function requestLoggingHook(middleware: RequestLoggingMiddleware) {
+  return (request: { id: string; raw: IncomingMessage }, reply: { raw: ServerResponse }, done: () => void): void => {
+    (request.raw as LoggedIncomingMessage).id = request.id;
+    middleware(request.raw, reply.raw, done);
+  };
+}
+
+/**
+ * The request logs of a service (a Connect-style middleware; requestLoggingHook installs it in Fastify): every line
  * logged while handling a request carries its `reqId`, which is the incoming x-request-id (the
  * gateway sets one on every request), and each request ends with one completion line, whose
  * content requestLineIsDetailed decides.
@@ -126,7 +144,7 @@ export type RequestLoggingMiddleware = (req: IncomingMessage, res: ServerRespons
 export function requestLogging(options: LoggingOptions): RequestLoggingMiddleware {
   const root = pino(serviceLoggerOptions(options), options.destination ?? defaultRequestLogDestination());
   return (req, res, next) => {
-    // Fastify has already taken the id (FastifyAdapter genReqId) and middie copied it to the raw request.
+    // Fastify has already taken the id (FastifyAdapter genReqId); requestLoggingHook copies it to the raw request.
     const raw = req as LoggedIncomingMessage;
     const reqId = typeof raw.id === 'string' ? raw.id : requestIdFrom(req.headers[REQUEST_ID_HEADER]);
     const log = root.child({ reqId });

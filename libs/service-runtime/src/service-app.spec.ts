@@ -6,7 +6,7 @@
 import { Controller, type DynamicModule, Get, Ip, Module, Post } from '@nestjs/common';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { LocalEventBus } from '@platform/event-bus';
-import { ServiceMetrics } from '@platform/observability';
+import { REQUEST_LOGGING, requestLogging, ServiceMetrics } from '@platform/observability';
 import { SERVICE_BODY_LIMITS } from '@platform/route-table';
 import { LoggerModule } from 'nestjs-pino';
 import { Writable } from 'node:stream';
@@ -26,6 +26,7 @@ class EchoController {
 }
 
 const metrics = new ServiceMetrics();
+const logLines: { reqId?: string; msg: string; res?: { statusCode: number } }[] = [];
 const quiet = new Writable({ write: (_chunk, _encoding, done) => done() });
 
 @Module({})
@@ -35,7 +36,10 @@ class TestServiceModule {
       module: TestServiceModule,
       imports: [LoggerModule.forRoot({ pinoHttp: [{ level: 'silent' }, quiet] })],
       controllers: [EchoController],
-      providers: [{ provide: ServiceMetrics, useValue: metrics }],
+      providers: [
+        { provide: ServiceMetrics, useValue: metrics },
+        { provide: REQUEST_LOGGING, useValue: requestLogging({ service: 'test-service', level: 'info', destination: { write: (line: string) => void logLines.push(JSON.parse(line)) } }) },
+      ],
     };
   }
 }
@@ -86,6 +90,17 @@ describe('createServiceApp + completeServiceApp', () => {
     });
     expect(response.statusCode).toBe(413);
     expect(response.json()).toMatchObject({ error: 'invalid_request' });
+  });
+
+  it('ends every request with its completion line, a 404 included, under the request id', async () => {
+    await app.inject({ method: 'GET', url: '/nowhere', headers: { 'x-request-id': 'log-404' } });
+    await app.inject({ method: 'GET', url: '/ip', headers: { 'x-request-id': 'log-200' } });
+    expect(logLines.filter((line) => line.msg === 'request completed').map((line) => [line.reqId, line.res?.statusCode])).toEqual(
+      expect.arrayContaining([
+        ['log-404', 404],
+        ['log-200', 200],
+      ]),
+    );
   });
 
   it('counts every request in the service metrics', async () => {

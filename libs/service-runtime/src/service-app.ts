@@ -11,6 +11,8 @@ import {
   type LoggingOptions,
   type LogLevel,
   pinoLevelOf,
+  REQUEST_LOGGING,
+  requestLoggingHook,
   type ServiceMetrics,
 } from '@platform/observability';
 import { SERVICE_BODY_LIMITS, type ServiceName } from '@platform/route-table';
@@ -46,8 +48,8 @@ export interface ServiceAppDefinition {
  * The HTTP skeleton every service shares, before its own plugins: Fastify with the service's
  * body limit, the framework errors answered as OAuth errors, X-Forwarded-* believed only from
  * TRUSTED_PROXIES (`true` would let any peer that reaches the service name its own address, and
- * pick the budget its rate limits are counted under), request ids, pino as Nest's logger, the
- * request metrics. Finish it with completeServiceApp once the service's own plugins are in.
+ * pick the budget its rate limits are counted under), request ids, pino as Nest's logger and the
+ * request logs (REQUEST_LOGGING, which the module provides), the request metrics. Finish it with completeServiceApp once the service's own plugins are in.
  */
 export async function createServiceApp(definition: ServiceAppDefinition, options: ServiceAppOptions): Promise<NestFastifyApplication> {
   const adapter = new FastifyAdapter({
@@ -68,6 +70,8 @@ export async function createServiceApp(definition: ServiceAppDefinition, options
   // and an app that fails in init() (or is only injected into, in tests) still says why.
   app.flushLogs();
   const fastify = app.getHttpAdapter().getInstance();
+  // The first onRequest hook: every request has its completion line and its reqId on every line.
+  fastify.addHook('onRequest', requestLoggingHook(app.get(REQUEST_LOGGING)));
   echoRequestId(fastify);
   instrumentHttp(fastify, app.get(definition.metrics));
   return app;
