@@ -1,19 +1,10 @@
 import { type OAuthError, toOAuthError } from '@platform/oauth-errors';
 import type { Branding } from '../branding/branding';
 import type { HiddenFields } from '../pages/pages';
-import type { RequestCookies } from '../sessions/cookies';
 import { AuthorizationRedirectError } from './errors';
 import { authorizationResponseParams, errorResponseParams } from './redirect';
 
-/**
- * What the authorization endpoint needs of the browser's request besides its parameters,
- * as plain values: AuthorizeService never sees the HTTP exchange.
- */
-export interface BrowserRequest {
-  cookies: RequestCookies;
-  /** The client address as Fastify resolved it (X-Forwarded-For with TRUSTED_PROXIES): the sign-in rate limits'. */
-  ip: string;
-}
+export type { BrowserRequest } from '../pages/browser-request';
 
 /** The form fields every page of the walk carries. */
 export interface PageForm {

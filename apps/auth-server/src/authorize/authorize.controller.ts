@@ -2,8 +2,7 @@ import { Controller, Get, Post, Req, Res, UseFilters } from '@nestjs/common';
 import { OAUTH_PATHS } from '@platform/contracts';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ApiAuthorizeByPostEndpoint, ApiAuthorizeEndpoint } from '../openapi/api-endpoints';
-import { parseCookies } from '../sessions/cookies';
-import type { BrowserRequest } from './authorize-outcome';
+import { browserOf } from '../pages/browser-request';
 import { writeAuthorizeResponse } from './authorize-response';
 import { AuthorizeExceptionFilter } from './authorize-exception.filter';
 import { AuthorizeService } from './authorize.service';
@@ -42,8 +41,4 @@ export class AuthorizeController {
   async consent(@Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
     writeAuthorizeResponse(reply, await this.flow.consent(paramsFromBody(request.body), browserOf(request)));
   }
-}
-
-function browserOf(request: FastifyRequest): BrowserRequest {
-  return { cookies: parseCookies(request.headers.cookie), ip: request.ip };
 }

@@ -1,9 +1,8 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
-import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AUTH_CONFIG, type AuthConfig } from '../config/auth-config';
 import { generateOpaqueToken } from '../crypto/tokens';
-import { type CookieOptions, parseCookies, type RequestCookies, serializeCookie } from '../sessions/cookies';
+import { type CookieOptions, type RequestCookies, serializeCookie } from '../sessions/cookies';
 import { isWellFormedCookieToken } from '../sessions/session-cookie';
 
 /** The form field that carries the token. */
@@ -31,8 +30,6 @@ export const CSRF_FIELD = '_csrf';
 export class CsrfTokens {
   private readonly cookieName: string;
   private readonly cookieOptions: CookieOptions;
-  /** Secrets set on a reply whose request did not carry one yet (two forms, one response). */
-  private readonly issued = new WeakMap<FastifyRequest, string>();
 
   constructor(@Inject(AUTH_CONFIG) config: AuthConfig) {
     this.cookieName = config.secureCookies ? '__Host-csrf' : 'csrf';
@@ -60,23 +57,6 @@ export class CsrfTokens {
     const expected = Buffer.from(mac(secret, salt, purpose));
     const actual = Buffer.from(presented);
     return expected.length === actual.length && timingSafeEqual(expected, actual);
-  }
-
-  /** issueToken() on a Fastify exchange: sets the secret cookie on the reply, once per response. */
-  issue(request: FastifyRequest, reply: FastifyReply, purpose: string): string {
-    let secret = this.secret(parseCookies(request.headers.cookie)) ?? this.issued.get(request);
-    if (!secret) {
-      const planted = this.plant();
-      reply.header('set-cookie', planted.setCookie);
-      this.issued.set(request, planted.secret);
-      secret = planted.secret;
-    }
-    return tokenFor(secret, purpose);
-  }
-
-  /** verifyToken() of a Fastify request. */
-  verify(request: FastifyRequest, token: string | undefined, purpose: string): boolean {
-    return this.verifyToken(parseCookies(request.headers.cookie), token, purpose);
   }
 
   /** A new secret, and the Set-Cookie header value that gives it to the browser. */

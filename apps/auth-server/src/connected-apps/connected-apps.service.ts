@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { AccountsService } from '../accounts/accounts.service';
 import { CSRF_FIELD, CSRF_PURPOSE, CsrfTokens } from '../authorize/csrf';
-import type { HttpExchange } from '../pages/http-exchange';
+import type { BrowserRequest } from '../authorize/authorize-outcome';
 import { type RequestParams } from '../authorize/request-params';
 import { BrandingService } from '../branding/branding.service';
 import { imageSourcesOf, renderLoginPage } from '../pages/pages';
@@ -26,14 +26,17 @@ export const CONNECTED_APPS_MESSAGES = {
   sessionEnded: 'Your session has ended. Sign in again to continue.',
 } as const;
 
+/** What the controller writes: a page or a 303, with the Set-Cookie header values to send first. */
 export type PageOutcome =
-  | { kind: 'page'; status: number; html: string; imageSources: string[] }
-  | { kind: 'redirect'; location: string };
+  | { kind: 'page'; status: number; html: string; imageSources: string[]; setCookies: string[] }
+  | { kind: 'redirect'; location: string; setCookies: string[] };
 
 /**
  * The signed-in user's authorized applications: list, Disconnect (ends every grant of that
  * app for this user and all its tokens, announced to the resource servers like a
- * revocation), sign-out. Signed out, the page is a sign-in form of its own.
+ * revocation), sign-out. Signed out, the page is a sign-in form of its own. It decides from
+ * the request's values (parameters, cookies, address) and returns what to write, as the
+ * authorization endpoint does (authorize.service.ts).
  */
 @Injectable()
 export class ConnectedAppsService {
@@ -46,53 +49,53 @@ export class ConnectedAppsService {
     private readonly grants: GrantRevoker,
   ) {}
 
-  async show(query: RequestParams, http: HttpExchange): Promise<PageOutcome> {
-    const session = await this.sessions.findActive(http.request);
-    if (!session) return this.loginPage(http, 200);
+  async show(query: RequestParams, browser: BrowserRequest): Promise<PageOutcome> {
+    const session = await this.sessions.findActiveSession(browser.cookies);
+    if (!session) return this.loginPage(browser, 200);
     const notice = query.get('disconnected')?.[0] === '1' ? CONNECTED_APPS_MESSAGES.disconnected : undefined;
-    return this.appsPage(session, http, 200, { notice });
+    return this.appsPage(session, browser, 200, { notice });
   }
 
-  async login(params: RequestParams, http: HttpExchange): Promise<PageOutcome> {
+  async login(params: RequestParams, browser: BrowserRequest): Promise<PageOutcome> {
     const email = single(params, 'email') ?? '';
-    if (!this.csrf.verify(http.request, single(params, CSRF_FIELD), CSRF_PURPOSE.login)) {
-      return this.loginPage(http, 403, { email, error: CONNECTED_APPS_MESSAGES.loginFormExpired });
+    if (!this.csrf.verifyToken(browser.cookies, single(params, CSRF_FIELD), CSRF_PURPOSE.login)) {
+      return this.loginPage(browser, 403, { email, error: CONNECTED_APPS_MESSAGES.loginFormExpired });
     }
-    const account = await this.accounts.verifyPassword(email, single(params, 'password') ?? '', http.request.ip);
-    if (!account) return this.loginPage(http, 401, { email, error: CONNECTED_APPS_MESSAGES.badCredentials, invalid: true });
-    await this.sessions.create(http.request, http.reply, account.id);
-    return { kind: 'redirect', location: CONNECTED_APPS_PATH };
+    const account = await this.accounts.verifyPassword(email, single(params, 'password') ?? '', browser.ip);
+    if (!account) return this.loginPage(browser, 401, { email, error: CONNECTED_APPS_MESSAGES.badCredentials, invalid: true });
+    const { setCookie } = await this.sessions.start(browser.cookies, account.id);
+    return { kind: 'redirect', location: CONNECTED_APPS_PATH, setCookies: [setCookie] };
   }
 
-  async disconnect(params: RequestParams, http: HttpExchange): Promise<PageOutcome> {
-    const session = await this.sessions.findActive(http.request);
-    if (!session) return this.loginPage(http, 401, { error: CONNECTED_APPS_MESSAGES.sessionEnded });
-    if (!this.csrf.verify(http.request, single(params, CSRF_FIELD), connectedAppsCsrfPurpose(session.id))) {
-      return this.appsPage(session, http, 403, { error: CONNECTED_APPS_MESSAGES.formExpired });
+  async disconnect(params: RequestParams, browser: BrowserRequest): Promise<PageOutcome> {
+    const session = await this.sessions.findActiveSession(browser.cookies);
+    if (!session) return this.loginPage(browser, 401, { error: CONNECTED_APPS_MESSAGES.sessionEnded });
+    if (!this.csrf.verifyToken(browser.cookies, single(params, CSRF_FIELD), connectedAppsCsrfPurpose(session.id))) {
+      return this.appsPage(session, browser, 403, { error: CONNECTED_APPS_MESSAGES.formExpired });
     }
     const clientId = single(params, 'client_id');
     // Only this user's grants are looked up: another user's app cannot be named here.
     const grantIds = clientId ? await this.repository.findOpenGrantIds(session.userId, clientId) : [];
     for (const grantId of grantIds) await this.grants.revokeGrant(grantId, 'revocation');
-    return { kind: 'redirect', location: `${CONNECTED_APPS_PATH}?disconnected=1` };
+    return { kind: 'redirect', location: `${CONNECTED_APPS_PATH}?disconnected=1`, setCookies: [] };
   }
 
-  async signOut(params: RequestParams, http: HttpExchange): Promise<PageOutcome> {
-    const session = await this.sessions.findActive(http.request);
-    if (!session) return { kind: 'redirect', location: CONNECTED_APPS_PATH };
-    if (!this.csrf.verify(http.request, single(params, CSRF_FIELD), connectedAppsCsrfPurpose(session.id))) {
-      return this.appsPage(session, http, 403, { error: CONNECTED_APPS_MESSAGES.formExpired });
+  async signOut(params: RequestParams, browser: BrowserRequest): Promise<PageOutcome> {
+    const session = await this.sessions.findActiveSession(browser.cookies);
+    if (!session) return { kind: 'redirect', location: CONNECTED_APPS_PATH, setCookies: [] };
+    if (!this.csrf.verifyToken(browser.cookies, single(params, CSRF_FIELD), connectedAppsCsrfPurpose(session.id))) {
+      return this.appsPage(session, browser, 403, { error: CONNECTED_APPS_MESSAGES.formExpired });
     }
-    await this.sessions.destroy(http.request, http.reply);
-    return { kind: 'redirect', location: CONNECTED_APPS_PATH };
+    return { kind: 'redirect', location: CONNECTED_APPS_PATH, setCookies: [await this.sessions.end(browser.cookies)] };
   }
 
   private async appsPage(
     session: ActiveSession,
-    http: HttpExchange,
+    browser: BrowserRequest,
     status: number,
     extra: { notice?: string; error?: string } = {},
   ): Promise<PageOutcome> {
+    const csrf = this.csrf.issueToken(browser.cookies, connectedAppsCsrfPurpose(session.id));
     const [apps, branding] = await Promise.all([
       this.repository.findConnectedApps(session.userId, new Date()),
       this.branding.forSchool(session.user.schoolId),
@@ -102,32 +105,33 @@ export class ConnectedAppsService {
       userName: session.user.name,
       userEmail: session.user.email,
       schoolName: session.user.schoolName,
-      csrfToken: this.csrf.issue(http.request, http.reply, connectedAppsCsrfPurpose(session.id)),
+      csrfToken: csrf.token,
       disconnectAction: CONNECTED_APPS_DISCONNECT,
       signOutAction: CONNECTED_APPS_SIGN_OUT,
       branding,
       ...extra,
     });
-    return { kind: 'page', status, html, imageSources: imageSourcesOf(branding) };
+    return { kind: 'page', status, html, imageSources: imageSourcesOf(branding), setCookies: csrf.setCookie ? [csrf.setCookie] : [] };
   }
 
   private async loginPage(
-    http: HttpExchange,
+    browser: BrowserRequest,
     status: number,
     extra: { email?: string; error?: string; invalid?: boolean } = {},
   ): Promise<PageOutcome> {
     const branding = await this.branding.forDefaultSchool();
+    const csrf = this.csrf.issueToken(browser.cookies, CSRF_PURPOSE.login);
     const html = renderLoginPage({
       clientName: 'your connected apps',
       action: CONNECTED_APPS_LOGIN,
-      csrfToken: this.csrf.issue(http.request, http.reply, CSRF_PURPOSE.login),
+      csrfToken: csrf.token,
       hidden: [],
       email: extra.email?.slice(0, 320),
       error: extra.error,
       invalid: extra.invalid,
       branding,
     });
-    return { kind: 'page', status, html, imageSources: imageSourcesOf(branding) };
+    return { kind: 'page', status, html, imageSources: imageSourcesOf(branding), setCookies: csrf.setCookie ? [csrf.setCookie] : [] };
   }
 }
 

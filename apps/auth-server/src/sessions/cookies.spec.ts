@@ -1,8 +1,5 @@
-import type { FastifyRequest } from 'fastify';
-import { readCookie, serializeCookie } from './cookies';
+import { clearedCookie, parseCookies, serializeCookie } from './cookies';
 import { sessionCookieName, sessionCookieOptions } from './session-cookie';
-
-const requestWith = (cookie?: string) => ({ headers: cookie === undefined ? {} : { cookie } }) as FastifyRequest;
 
 describe('cookies', () => {
   it.each([
@@ -12,7 +9,7 @@ describe('cookies', () => {
     ['not a prefix match', 'xsession=abc; session_old=def', undefined],
     ['no header', undefined, undefined],
   ])('reads %s', (_name, header, expected) => {
-    expect(readCookie(requestWith(header), 'session')).toBe(expected);
+    expect(parseCookies(header)['session']).toBe(expected);
   });
 
   it('names and shapes the session cookie for http and https origins', () => {
@@ -25,6 +22,10 @@ describe('cookies', () => {
     expect(serializeCookie('session', 'v', sessionCookieOptions({ secureCookies: false, ttl }))).toBe(
       'session=v; Max-Age=3600; Path=/; HttpOnly; SameSite=Lax',
     );
+  });
+
+  it('clears a cookie with the options it was set with', () => {
+    expect(clearedCookie('session', { path: '/', httpOnly: true, sameSite: 'Lax', secure: false })).toBe('session=; Max-Age=0; Path=/; HttpOnly; SameSite=Lax');
   });
 
   it('encodes anything that could break the header', () => {

@@ -1,5 +1,4 @@
 import { parse, serialize } from 'cookie';
-import type { FastifyReply, FastifyRequest } from 'fastify';
 
 /**
  * The two cookies of the sign-in pages (session, CSRF secret), parsed and serialized by the
@@ -26,11 +25,6 @@ export function parseCookies(header: string | undefined): RequestCookies {
   return header ? parse(header) : NO_COOKIES;
 }
 
-/** The value of the named cookie in the Cookie header, if any. */
-export function readCookie(request: FastifyRequest, name: string): string | undefined {
-  return parseCookies(request.headers.cookie)[name];
-}
-
 export function serializeCookie(name: string, value: string, options: CookieOptions): string {
   return serialize(name, value, {
     path: options.path,
@@ -41,11 +35,7 @@ export function serializeCookie(name: string, value: string, options: CookieOpti
   });
 }
 
-/** Appends a Set-Cookie header (Fastify keeps several Set-Cookie headers apart). */
-export function setCookie(reply: FastifyReply, name: string, value: string, options: CookieOptions): void {
-  reply.header('set-cookie', serializeCookie(name, value, options));
-}
-
-export function clearCookie(reply: FastifyReply, name: string, options: CookieOptions): void {
-  setCookie(reply, name, '', { ...options, maxAge: 0 });
+/** The Set-Cookie header value that removes a cookie set with these options. */
+export function clearedCookie(name: string, options: CookieOptions): string {
+  return serializeCookie(name, '', { ...options, maxAge: 0 });
 }

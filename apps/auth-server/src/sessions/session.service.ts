@@ -1,8 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
-import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AUTH_CONFIG, type AuthConfig } from '../config/auth-config';
 import { generateOpaqueToken, hashToken } from '../crypto/tokens';
-import { clearCookie, parseCookies, type RequestCookies, serializeCookie } from './cookies';
+import { clearedCookie, type RequestCookies, serializeCookie } from './cookies';
 import { isWellFormedCookieToken, sessionCookieName, sessionCookieOptions } from './session-cookie';
 import { SessionsRepository, type StoredSession } from './sessions.repository';
 
@@ -56,22 +55,11 @@ export class SessionService {
     return toActive(session);
   }
 
-  /** start() on a Fastify exchange: the cookie is set on the reply. */
-  async create(request: FastifyRequest, reply: FastifyReply, userId: string, now = new Date()): Promise<ActiveSession> {
-    const { session, setCookie } = await this.start(parseCookies(request.headers.cookie), userId, now);
-    reply.header('set-cookie', setCookie);
-    return session;
-  }
-
-  /** findActiveSession() of a Fastify request. */
-  findActive(request: FastifyRequest, now = new Date()): Promise<ActiveSession | null> {
-    return this.findActiveSession(parseCookies(request.headers.cookie), now);
-  }
-
-  async destroy(request: FastifyRequest, reply: FastifyReply): Promise<void> {
-    const token = this.cookieValue(parseCookies(request.headers.cookie));
+  /** Ends the session the cookies name; returns the Set-Cookie header value that removes its cookie. */
+  async end(cookies: RequestCookies): Promise<string> {
+    const token = this.cookieValue(cookies);
     if (token) await this.sessions.deleteSessionByTokenHash(hashToken(token));
-    clearCookie(reply, this.cookieName, sessionCookieOptions(this.config));
+    return clearedCookie(this.cookieName, sessionCookieOptions(this.config));
   }
 
   /** For a periodic job: expired rows are useless but findActive never returns them anyway. */
