@@ -49,9 +49,10 @@ describe('readable lines', () => {
 
 describe('defaultRequestLogDestination', () => {
   it('writes JSON request lines asynchronously (batched writes), readable lines synchronously', () => {
-    const json = defaultRequestLogDestination({ LOG_FORMAT: 'json' }, { isTTY: false }) as unknown as { sync: boolean; fd: number };
+    const json = defaultRequestLogDestination({ LOG_FORMAT: 'json' }, { isTTY: false }) as unknown as { sync: boolean; fd: number; minLength: number };
     expect(json.sync).toBe(false);
     expect(json.fd).toBe(1);
+    expect(json.minLength).toBe(REQUEST_LOG_BUFFER_BYTES);
     const readable = defaultRequestLogDestination({ LOG_FORMAT: 'pretty' }, { isTTY: true }) as unknown as { sync?: boolean };
     expect(readable.sync).not.toBe(false);
   });

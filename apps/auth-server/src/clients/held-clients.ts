@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { LRUCache } from 'lru-cache';
 import { AUTH_CONFIG, type AuthConfig } from '../config/auth-config';
+import { HeldUnderTrust } from '../events/held-under-trust';
 import { RevocationTrust } from '../events/revocation-trust';
 import { ClientsRepository, type StoredClient } from './clients.repository';
 
@@ -24,36 +24,30 @@ const TTL_MS = 60_000;
  */
 @Injectable()
 export class HeldClients {
-  private readonly entries = new LRUCache<string, StoredClient>({ max: MAX_ENTRIES, ttl: TTL_MS, ttlResolution: 0 });
-  /** Ids changed recently: a lookup already under way must not put the old row back. */
-  private readonly changed = new LRUCache<string, true>({ max: MAX_ENTRIES, ttl: TTL_MS, ttlResolution: 0 });
-
-  private readonly enabled: boolean;
+  /** Undefined without REDIS_URL. */
+  private readonly held: HeldUnderTrust<StoredClient> | undefined;
 
   constructor(
     private readonly clients: ClientsRepository,
-    private readonly trust: RevocationTrust,
+    trust: RevocationTrust,
     @Inject(AUTH_CONFIG) config: Pick<AuthConfig, 'redisUrl'>,
   ) {
-    this.enabled = Boolean(config.redisUrl);
-    trust.onChange(() => this.entries.clear());
+    this.held = config.redisUrl ? new HeldUnderTrust(trust, { max: MAX_ENTRIES, maxDropped: MAX_ENTRIES, ttlMs: TTL_MS }) : undefined;
   }
 
   async findById(id: string): Promise<StoredClient | null> {
-    if (!this.enabled) return this.clients.findClientById(id);
-    const period = this.trust.trustPeriod();
-    if (period !== undefined) {
-      const held = this.entries.get(id);
-      if (held) return held;
-    }
+    const held = this.held;
+    if (!held) return this.clients.findClientById(id);
+    const period = held.period();
+    const cached = held.get(id);
+    if (cached) return cached;
     const row = await this.clients.findClientById(id);
-    if (row && period !== undefined && period === this.trust.trustPeriod() && !this.changed.has(id)) this.entries.set(id, row);
+    if (row) held.hold(id, row, period);
     return row;
   }
 
   /** The client changed: dropped at once, and kept out while lookups that began before are under way. */
   evict(id: string): void {
-    this.changed.set(id, true);
-    this.entries.delete(id);
+    this.held?.drop(id);
   }
 }

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { LRUCache } from 'lru-cache';
+import { HeldUnderTrust } from '../events/held-under-trust';
 import { RevocationTrust } from '../events/revocation-trust';
 import { type ActiveAccessTokenRow, TokenQueries } from './token-queries';
 
@@ -28,24 +28,20 @@ const TTL_CEILING_MS = 60_000;
  */
 @Injectable()
 export class ActiveAccessTokens {
-  private readonly entries = new LRUCache<string, ActiveAccessTokenRow>({ max: MAX_ENTRIES, ttl: TTL_CEILING_MS, ttlResolution: 0 });
-  /** Hashes revoked recently: a lookup or an issuance already under way must not put them back. */
-  private readonly revoked = new LRUCache<string, true>({ max: MAX_TOMBSTONES, ttl: TTL_CEILING_MS, ttlResolution: 0 });
+  private readonly held: HeldUnderTrust<ActiveAccessTokenRow>;
 
   constructor(
     private readonly queries: TokenQueries,
-    private readonly trust: RevocationTrust,
+    trust: RevocationTrust,
   ) {
-    trust.onChange(() => this.entries.clear());
+    this.held = new HeldUnderTrust(trust, { max: MAX_ENTRIES, maxDropped: MAX_TOMBSTONES, ttlMs: TTL_CEILING_MS });
   }
 
   /** The live access token of this hash, or null. */
   async findByHash(tokenHash: string, now = new Date()): Promise<ActiveAccessTokenRow | null> {
-    const period = this.trust.trustPeriod();
-    if (period !== undefined) {
-      const held = this.entries.get(tokenHash);
-      if (held && held.expiresAt > now) return held;
-    }
+    const period = this.held.period();
+    const held = this.held.get(tokenHash);
+    if (held && held.expiresAt > now) return held;
     const token = await this.queries.findActiveAccessTokenByHash(tokenHash, now);
     if (token) this.remember(token, period);
     return token;
@@ -53,24 +49,19 @@ export class ActiveAccessTokens {
 
   /** The trust period to pass to remember() for a row about to be read or written. */
   trustPeriod(): number | undefined {
-    return this.trust.trustPeriod();
+    return this.held.period();
   }
 
   /**
    * Holds a live token read or written while `period` was current, unless trust changed
-   * meanwhile (an event may have been lost) or the token was revoked meanwhile.
+   * meanwhile (an event may have been lost) or the token was revoked meanwhile; never past its exp.
    */
   remember(token: ActiveAccessTokenRow, period: number | undefined): void {
-    if (period === undefined || period !== this.trust.trustPeriod() || this.revoked.has(token.tokenHash)) return;
-    const ttl = Math.min(token.expiresAt.getTime() - Date.now(), TTL_CEILING_MS);
-    if (ttl > 0) this.entries.set(token.tokenHash, token, { ttl });
+    this.held.hold(token.tokenHash, token, period, token.expiresAt.getTime() - Date.now());
   }
 
   /** Revoked: dropped at once, and kept out while lookups that began before are still under way. */
   evict(tokenHashes: readonly string[]): void {
-    for (const hash of tokenHashes) {
-      this.revoked.set(hash, true);
-      this.entries.delete(hash);
-    }
+    for (const hash of tokenHashes) this.held.drop(hash);
   }
 }

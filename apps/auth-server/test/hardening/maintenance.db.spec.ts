@@ -12,6 +12,7 @@ import { DatabaseModule } from '../../src/database/database.module';
 import { PrismaService } from '../../src/database/prisma.service';
 import { MaintenanceModule } from '../../src/maintenance/maintenance.module';
 import { MaintenanceService } from '../../src/maintenance/maintenance.service';
+import { testClientData } from '../support/database-fixtures';
 
 jest.setTimeout(60_000);
 
@@ -61,20 +62,7 @@ describe('the clean-up pass', () => {
   });
 
   async function client(id: string, createdAt: Date, firstAuthorizedAt: Date | null) {
-    await prisma.client.create({
-      data: {
-        id,
-        name: id,
-        applicationType: 'native',
-        redirectUris: ['http://127.0.0.1/cb'],
-        tokenEndpointAuthMethod: 'none',
-        grantTypes: ['authorization_code', 'refresh_token'],
-        responseTypes: ['code'],
-        scope: 'openid',
-        createdAt,
-        firstAuthorizedAt,
-      },
-    });
+    await prisma.client.create({ data: testClientData(id, { name: id, createdAt, firstAuthorizedAt }) });
   }
 
   async function grant(id: string, createdAt: Date, revokedAt: Date | null = null) {

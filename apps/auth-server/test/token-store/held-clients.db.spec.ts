@@ -75,6 +75,19 @@ describe('without REDIS_URL', () => {
   beforeAll(() => redis.start());
   afterAll(() => redis.destroy());
 
+  /** HeldClients over a bus on the private Redis, once its heartbeat is heard; closed after `use`. */
+  async function overRedis(use: (state: Awaited<ReturnType<typeof heldClients>>) => Promise<void>): Promise<void> {
+    const bus = await new RedisEventBus(redis.url).connect();
+    const state = await heldClients(bus, redis.url);
+    try {
+      await waitFor(() => state.trust.trustPeriod() !== undefined, 5_000, 'the bus heartbeat was never heard');
+      await use(state);
+    } finally {
+      await state.moduleRef.close();
+      await bus.close();
+    }
+  }
+
   it('reads a client once, then answers from memory until the CLI announces a change, from another process', async () => {
     const bus = await new RedisEventBus(redis.url).connect();
     const cliBus = await new RedisEventBus(redis.url).connect();
@@ -97,42 +110,25 @@ describe('without REDIS_URL', () => {
     }
   });
 
-  it('never holds an unknown id: a client registered meanwhile is found at once', async () => {
-    const bus = await new RedisEventBus(redis.url).connect();
-    const state = await heldClients(bus, redis.url);
-    try {
-      await waitFor(() => state.trust.trustPeriod() !== undefined, 5_000, 'the bus heartbeat was never heard');
+  it('never holds an unknown id: a client registered meanwhile is found at once', () =>
+    overRedis(async (state) => {
       expect(await state.clients.findById('registered-later')).toBeNull();
       await clientRow(state.prisma, 'registered-later');
       expect(await state.clients.findById('registered-later')).not.toBeNull();
-    } finally {
-      await state.moduleRef.close();
-      await bus.close();
-    }
-  });
+    }));
 
-  it('does not put back a row read before the change was announced', async () => {
-    const bus = await new RedisEventBus(redis.url).connect();
-    const state = await heldClients(bus, redis.url);
-    try {
-      await waitFor(() => state.trust.trustPeriod() !== undefined, 5_000, 'the bus heartbeat was never heard');
+  it('does not put back a row read before the change was announced', () =>
+    overRedis(async (state) => {
       await clientRow(state.prisma, 'racing');
       const underWay = state.clients.findById('racing');
       state.clients.evict('racing');
       await underWay;
       await state.clients.findById('racing');
       expect(state.repository.lookups).toBe(2);
-    } finally {
-      await state.moduleRef.close();
-      await bus.close();
-    }
-  });
+    }));
 
-  it('holds nothing while Redis is away, and starts afresh when it is back', async () => {
-    const bus = await new RedisEventBus(redis.url).connect();
-    const state = await heldClients(bus, redis.url);
-    try {
-      await waitFor(() => state.trust.trustPeriod() !== undefined, 5_000, 'the bus heartbeat was never heard');
+  it('holds nothing while Redis is away, and starts afresh when it is back', () =>
+    overRedis(async (state) => {
       await clientRow(state.prisma, 'outage');
       await state.clients.findById('outage');
       await redis.stop();
@@ -145,9 +141,5 @@ describe('without REDIS_URL', () => {
       const before = state.repository.lookups;
       await state.clients.findById('outage');
       expect(state.repository.lookups).toBe(before + 1);
-    } finally {
-      await state.moduleRef.close();
-      await bus.close();
-    }
-  });
+    }));
 });
