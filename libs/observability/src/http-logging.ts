@@ -102,12 +102,14 @@ function serviceLoggerOptions(options: LoggingOptions): LoggerOptions {
 /**
  * nestjs-pino's parameters for a NestJS service: its Logger writes lines outside requests with
  * these options, and inside a request through the request's own logger, which requestLogging
- * makes (`useExisting`: nestjs-pino makes no pino-http of its own).
+ * makes and binds (`useExisting`: nestjs-pino makes no pino-http of its own). `forRoutes: []`:
+ * nestjs-pino's own binding middleware would repeat requestLogging's binding and, being a Nest
+ * middleware, make @fastify/middie run on every request (see requestLoggingHook).
  */
 export function nestLoggerParams(options: LoggingOptions): Params {
   const destination = options.destination ?? defaultLogDestination();
   const pinoOptions = serviceLoggerOptions(options) as PinoHttpOptions<IncomingMessage, ServerResponse>;
-  return { pinoHttp: destination ? [pinoOptions, destination] : pinoOptions, useExisting: true };
+  return { pinoHttp: destination ? [pinoOptions, destination] : pinoOptions, useExisting: true, forRoutes: [] };
 }
 
 type LoggedIncomingMessage = IncomingMessage & { id?: unknown; log?: Logger };

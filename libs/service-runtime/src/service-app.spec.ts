@@ -3,17 +3,19 @@
  * RFC 6749 bodies, X-Forwarded-For believed only from TRUSTED_PROXIES, the request id echoed,
  * the body limit of the route table, the metrics counted, the event bus closed with the app.
  */
-import { Controller, type DynamicModule, Get, Ip, Module, Post } from '@nestjs/common';
+import { Controller, type DynamicModule, Get, Ip, Module, Post, Req } from '@nestjs/common';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { LocalEventBus } from '@platform/event-bus';
-import { REQUEST_LOGGING, requestLogging, ServiceMetrics } from '@platform/observability';
+import { nestLoggerParams, REQUEST_LOGGING, requestLogging, ServiceMetrics } from '@platform/observability';
 import { SERVICE_BODY_LIMITS } from '@platform/route-table';
-import { LoggerModule } from 'nestjs-pino';
-import { Writable } from 'node:stream';
+import type { FastifyRequest } from 'fastify';
+import { LoggerModule, PinoLogger } from 'nestjs-pino';
 import { completeServiceApp, createServiceApp } from './service-app';
 
 @Controller()
 class EchoController {
+  constructor(private readonly logger: PinoLogger) {}
+
   @Get('/ip')
   ip(@Ip() ip: string) {
     return { ip };
@@ -23,18 +25,25 @@ class EchoController {
   echo() {
     return { ok: true };
   }
+
+  /** What a handler sees of the raw request; @fastify/middie stamps originalUrl on it when it runs. */
+  @Get('/raw')
+  raw(@Req() request: FastifyRequest) {
+    this.logger.info('inside the handler');
+    return { middieRan: 'originalUrl' in request.raw };
+  }
 }
 
 const metrics = new ServiceMetrics();
 const logLines: { reqId?: string; msg: string; res?: { statusCode: number } }[] = [];
-const quiet = new Writable({ write: (_chunk, _encoding, done) => done() });
+const nestLines: string[] = [];
 
 @Module({})
 class TestServiceModule {
   static register(): DynamicModule {
     return {
       module: TestServiceModule,
-      imports: [LoggerModule.forRoot({ pinoHttp: [{ level: 'silent' }, quiet] })],
+      imports: [LoggerModule.forRoot(nestLoggerParams({ service: 'test-service', level: 'info', destination: { write: (line: string) => void nestLines.push(line) } }))],
       controllers: [EchoController],
       providers: [
         { provide: ServiceMetrics, useValue: metrics },
@@ -101,6 +110,12 @@ describe('createServiceApp + completeServiceApp', () => {
         ['log-200', 200],
       ]),
     );
+  });
+
+  it('runs no Connect middleware (no @fastify/middie work) and still logs inside a request under its id', async () => {
+    const response = await app.inject({ method: 'GET', url: '/raw', headers: { 'x-request-id': 'inside-1' } });
+    expect(response.json()).toEqual({ middieRan: false });
+    expect(logLines).toContainEqual(expect.objectContaining({ reqId: 'inside-1', msg: 'inside the handler' }));
   });
 
   it('counts every request in the service metrics', async () => {
