@@ -4,8 +4,10 @@
 //   node tools/containers/nginx-conf.cjs            write deploy/nginx/nginx.conf
 //   node tools/containers/nginx-conf.cjs --check    exit 1 if the committed file is stale
 //   node tools/containers/nginx-conf.cjs --stdout [--trust-proxy true|ADDR,CIDR,...] [--upload-max-bytes N]
-//                                                 [--port N] [--auth-server HOST:PORT] [--resource-server HOST:PORT] [--resolver ADDR]
-//                                                   print a variant (e.g. behind your TLS proxy, or the bench's nginx on the host)
+//                                                 [--port N] [--auth-server HOST:PORT] [--resource-server HOST:PORT]
+//                                                 [--resolve [--resolver ADDR]]
+//                                                   print a variant (e.g. behind your TLS proxy, or the bench's nginx on the host);
+//                                                   --resolve: nginx >= 1.27.3 only, names resolved while nginx runs (deploy/nginx/README.md)
 // Runs the TypeScript sources with jiti and the workspace's path aliases (as tools/clients does).
 'use strict';
 const fs = require('node:fs');
@@ -44,8 +46,12 @@ for (const service of ['auth-server', 'resource-server']) {
   if (!/^[A-Za-z0-9.-]+:\d{1,5}$/.test(upstream)) throw new Error(`--${service}: expected HOST:PORT, got ${upstream}`);
   options.upstreams = { ...options.upstreams, [service]: upstream };
 }
+if (args.includes('--resolve')) options.resolve = true;
 const resolver = valueOf('--resolver');
-if (resolver !== undefined) options.resolver = resolver;
+if (resolver !== undefined) {
+  if (!options.resolve) throw new Error('--resolver: only with --resolve (without it, nginx resolves the names once, at start)');
+  options.resolver = resolver;
+}
 const rendered = renderNginxConf(options);
 const target = path.join(root, NGINX_CONF_PATH);
 

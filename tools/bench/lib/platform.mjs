@@ -72,7 +72,7 @@ export const NGINX_BINARY = ['/usr/sbin/nginx', '/usr/local/sbin/nginx'].find((p
 function startNginx({ port, upstreams, cores, work, logFile }) {
   const conf = execFileSync(process.execPath, [
     join(ROOT, 'tools/containers/nginx-conf.cjs'), '--stdout', '--port', String(port),
-    '--auth-server', upstreams.auth, '--resource-server', upstreams.resource, '--resolver', '127.0.0.1',
+    '--auth-server', upstreams.auth, '--resource-server', upstreams.resource,
   ], { encoding: 'utf8' }).replace('pid /tmp/nginx.pid;', `pid ${join(work, 'nginx.pid')};`);
   const confFile = join(work, 'nginx.conf');
   writeFileSync(confFile, conf);

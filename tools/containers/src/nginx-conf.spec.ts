@@ -14,7 +14,8 @@ import {
 } from '@platform/route-table';
 import { parse } from 'yaml';
 import { parseStages } from './dockerfile-rules';
-import { COMPOSE_NGINX_OPTIONS, NGINX_CONF_PATH, renderNginxConf } from './nginx-conf';
+import Fastify from 'fastify';
+import { COMPOSE_NGINX_OPTIONS, NGINX_CONF_PATH, renderNginxConf, UPSTREAM_KEEPALIVE } from './nginx-conf';
 
 const root = join(__dirname, '../../..');
 const read = (path: string) => readFileSync(join(root, path), 'utf8');
@@ -48,14 +49,23 @@ function locationFor(locations: Location[], path: string): Location | undefined 
 
 type Outcome = { kind: 'proxy'; service: ServiceName; uri?: string } | { kind: 'answer'; status: number };
 
+/** The `upstream` groups of a configuration: name and body. */
+function upstreamsOf(conf: string): Map<string, string> {
+  return new Map([...conf.matchAll(/^\s*upstream (\S+) \{([^{}]*)\}/gm)].map((match) => [match[1] as string, match[2] as string]));
+}
+
 function outcomeOf(location: Location | undefined, conf: string): Outcome | undefined {
   if (!location) return undefined;
-  const proxy = /proxy_pass http:\/\/\$(\w+)(\S*);/.exec(location.body);
+  const proxy = /proxy_pass http:\/\/([\w.-]+)(\S*);/.exec(location.body);
   if (proxy) {
-    const variable = proxy[1] as string;
-    const service = SERVICES.find((name) => new RegExp(`set \\$${variable} ${name}:\\d+;`).test(conf));
-    if (!service) throw new Error(`proxy_pass to $${variable}, which names no service`);
-    return { kind: 'proxy', service, ...(proxy[2] ? { uri: proxy[2] } : {}) };
+    const group = upstreamsOf(conf).get(proxy[1] as string);
+    if (group === undefined) throw new Error(`proxy_pass to ${proxy[1]}, which is no upstream group`);
+    const service = SERVICES.find((name) => group.includes(`server ${COMPOSE_NGINX_OPTIONS.upstreams[name]} `));
+    if (!service) throw new Error(`upstream ${proxy[1]} reaches no service`);
+    // A probe: its path alone (`?`: no query string), as the gateway fetches it.
+    const rewritten = /\brewrite \^ (\S+)\? break;/.exec(location.body.replace(/if \(.*?\) \{[^}]*\}/g, ''));
+    const uri = rewritten?.[1] ?? proxy[2];
+    return { kind: 'proxy', service, ...(uri ? { uri } : {}) };
   }
   const answer = /\breturn (\d{3})/.exec(location.body.replace(/if \(.*?\) \{[^}]*\}/g, ''));
   return answer ? { kind: 'answer', status: Number(answer[1]) } : undefined;
@@ -142,10 +152,67 @@ describe(`the nginx configuration (${NGINX_CONF_PATH})`, () => {
     expect(unguarded.map((location) => location.path)).toEqual([]);
   });
 
+  it('keeps connections to each service alive, idle for less time than the service keeps them', () => {
+    const upstreams = upstreamsOf(committed);
+    expect([...upstreams.keys()]).toEqual([...SERVICES]);
+    for (const service of SERVICES) {
+      expect({ service, group: upstreams.get(service)?.trim().split(/\s*\n\s*/) }).toEqual({
+        service,
+        group: [
+          // Resolved once, at start: the stand-in's nginx 1.22 has no `resolve`. max_fails=0: a
+          // down service is never taken out of its group, every request tries it (the JSON 503).
+          `server ${COMPOSE_NGINX_OPTIONS.upstreams[service]} max_fails=0;`,
+          `keepalive ${UPSTREAM_KEEPALIVE.idleConnections};`,
+          `keepalive_timeout ${UPSTREAM_KEEPALIVE.idleTimeoutSeconds}s;`,
+          `keepalive_requests ${UPSTREAM_KEEPALIVE.requestsPerConnection};`,
+        ],
+      });
+    }
+    // Reuse needs HTTP/1.1 upstream and no `Connection: close` from nginx; a location with a
+    // proxy_set_header of its own would drop the server's (they are inherited only when a level sets none).
+    expect(committed).toMatch(/^\s*proxy_http_version 1\.1;$/m);
+    expect(committed).toMatch(/^\s*proxy_set_header Connection "";$/m);
+    expect(locations.filter((location) => /proxy_set_header|proxy_http_version/.test(location.body)).map((location) => location.path)).toEqual([]);
+    // No name is looked up per request (a variable proxy_pass to a host that is no group, a resolver).
+    expect(committed).not.toMatch(/\bresolver\b/);
+    for (const [, target] of committed.matchAll(/proxy_pass http:\/\/([\w.-]+)/g)) expect(upstreams.has(target as string)).toBe(true);
+    // The services keep an idle connection for Fastify's keepAliveTimeout (libs/service-runtime sets none):
+    // nginx must let go first, or it may send a request on a connection being closed.
+    expect(read('libs/service-runtime/src/service-app.ts')).not.toMatch(/keepAliveTimeout/);
+    expect(UPSTREAM_KEEPALIVE.idleTimeoutSeconds * 1000).toBeLessThan(Fastify().initialConfig.keepAliveTimeout as number);
+  });
+
+  it('relays the probes without the query string, as the gateway fetches them', () => {
+    for (const service of SERVICES) {
+      for (const probe of SERVICE_PROBES) {
+        const location = locationFor(locations, `/${service}${probe}`);
+        expect(location?.body).toContain(`rewrite ^ ${probe}? break;`);
+        expect(location?.body).toMatch(new RegExp(`proxy_pass http://${service};`));
+      }
+    }
+  });
+
   it('reaches the services where docker-compose.yml tells the gateway they are', () => {
     const environment = (parse(read('docker-compose.yml')) as { services: { gateway: { environment: Record<string, string> } } }).services.gateway.environment;
     const hostOf = (url: string | undefined) => new URL(String(url)).host;
     expect(COMPOSE_NGINX_OPTIONS.upstreams).toEqual({ 'auth-server': hostOf(environment['AUTH_SERVER_URL']), 'resource-server': hostOf(environment['RESOURCE_SERVER_URL']) });
+  });
+});
+
+describe('renderNginxConf with names resolved while nginx runs (--resolve, nginx >= 1.27.3)', () => {
+  it('gives each group a shared zone, resolves its server through the resolver, keeps the kept-alive connections', () => {
+    const conf = renderNginxConf({ ...COMPOSE_NGINX_OPTIONS, resolve: true });
+    expect(conf).toMatch(/^\s*resolver 127\.0\.0\.11 valid=10s ipv6=off;$/m);
+    expect(upstreamsOf(conf).get('auth-server')?.trim().split(/\s*\n\s*/)).toEqual([
+      'zone upstream-auth-server 64k;',
+      'server auth-server:3001 resolve max_fails=0;',
+      `keepalive ${UPSTREAM_KEEPALIVE.idleConnections};`,
+      `keepalive_timeout ${UPSTREAM_KEEPALIVE.idleTimeoutSeconds}s;`,
+      `keepalive_requests ${UPSTREAM_KEEPALIVE.requestsPerConnection};`,
+    ]);
+    // Only the upstream part differs from the committed file.
+    const withoutUpstreams = (text: string) => text.replace(/^\s*(resolver|resolver_timeout|zone|server \S+:\d+|#) .*$\n/gm, '');
+    expect(withoutUpstreams(conf)).toEqual(withoutUpstreams(renderNginxConf()));
   });
 });
 

@@ -21,10 +21,13 @@ export interface NginxConfOptions {
   /** The port nginx listens on (the gateway's, 3000). */
   port: number;
   /**
-   * The DNS server nginx resolves the upstream names with, at request time (Docker's embedded
-   * DNS in compose): a recreated container gets a new address, and names resolved once at
-   * start would point at the old one.
+   * false: the upstream names are resolved once, when nginx starts or reloads (any nginx; what
+   * the committed file does). true: nginx >= 1.27.3 only (`server ... resolve` with a shared
+   * `zone`): the names are resolved again through `resolver` while nginx runs, so a recreated
+   * container is found at its new address without a reload. nginx 1.22 refuses this variant.
    */
+  resolve: boolean;
+  /** The DNS server of the `resolve` variant (Docker's embedded DNS in compose). */
   resolver: string;
   /** UPLOAD_MAX_BYTES (the resource server's upload limit). */
   uploadMaxBytes: number;
@@ -35,10 +38,29 @@ export interface NginxConfOptions {
   trustProxy: boolean | readonly string[];
 }
 
+/**
+ * The kept-alive connections from nginx to each service (`upstream` ... `keepalive`), so that a
+ * request does not open (and leave in TIME_WAIT) a TCP connection of its own.
+ */
+export const UPSTREAM_KEEPALIVE = {
+  /** Idle connections each worker keeps per service; more are opened under load and closed after use. */
+  idleConnections: 32,
+  /**
+   * How long nginx keeps an idle one. SHORTER than the services' own keep-alive timeout (Fastify's
+   * keepAliveTimeout, 72 s by default, which libs/service-runtime leaves as it is): the side that
+   * waits less closes first, so nginx never sends a request on a connection the service is
+   * closing at that moment (a POST that meets that race is not retried: a 503).
+   */
+  idleTimeoutSeconds: 30,
+  /** Requests per connection before nginx closes it (nginx's default; the services set no limit). */
+  requestsPerConnection: 1000,
+} as const;
+
 /** What docker-compose.yml runs: the services' names and ports, Docker's DNS, nginx as the edge. */
 export const COMPOSE_NGINX_OPTIONS: NginxConfOptions = {
   upstreams: { 'auth-server': 'auth-server:3001', 'resource-server': 'resource-server:3002' },
   port: 3000,
+  resolve: false,
   resolver: '127.0.0.11',
   uploadMaxBytes: DEFAULT_UPLOAD_MAX_BYTES,
   trustProxy: false,
@@ -74,7 +96,11 @@ const ERRORS = '/.platform-errors';
 /** Where a non-file body sent to UPLOAD_PATH is handled (internal: never reachable from outside). */
 const UPLOAD_OTHER = '/.platform-upload-other-media';
 
-const variableOf = (service: ServiceName) => `$upstream_${service.replace(/-/g, '_')}`;
+/**
+ * The `upstream` group of a service is named as the service: nginx sends it as the Host header
+ * (`$proxy_host`) too.
+ */
+const groupOf = (service: ServiceName) => service;
 
 /** nginx's size syntax: bytes, or k/m when exact. */
 function size(bytes: number): string {
@@ -108,7 +134,7 @@ function proxyLocation(match: '=' | '^~', path: string, service: ServiceName, bo
     ...before.map((line) => `  ${line}`),
     `  client_max_body_size ${size(bodyLimit)};`,
     ...errorPages(service).map((line) => `  ${line}`),
-    `  proxy_pass http://${variableOf(service)};`,
+    `  proxy_pass http://${groupOf(service)};`,
     '}',
   ];
 }
@@ -147,6 +173,44 @@ function realIp(trustProxy: boolean | readonly string[]): string[] {
   ];
 }
 
+/**
+ * One `upstream` group per service, with kept-alive connections (proxy_http_version 1.1 and an
+ * empty Connection header, set in the server, let nginx reuse them).
+ */
+function upstreamBlocks(options: NginxConfOptions): string[] {
+  const { idleConnections, idleTimeoutSeconds, requestsPerConnection } = UPSTREAM_KEEPALIVE;
+  const lines: string[] = [];
+  if (options.resolve) {
+    lines.push(
+      '# The services\' names are resolved again while nginx runs (nginx >= 1.27.3: `resolve`), through',
+      '# this DNS server (Docker\'s): a recreated container is found at its new address.',
+      `resolver ${options.resolver} valid=10s ipv6=off;`,
+      'resolver_timeout 5s;',
+    );
+  } else {
+    lines.push(
+      '# The services\' names are resolved once, when nginx starts or reloads: a service container',
+      '# recreated with another address needs `nginx -s reload` (deploy/nginx/README.md).',
+    );
+  }
+  for (const service of SERVICES) {
+    const group = groupOf(service);
+    lines.push(
+      `upstream ${group} {`,
+      ...(options.resolve ? [`  zone upstream-${group} 64k;`] : []),
+      // max_fails=0: nginx never takes the service out of the group after failures (its only
+      // server, or each address of a scaled one); every request tries it, and a down service
+      // is the JSON 503 at once, as through the gateway.
+      `  server ${options.upstreams[service]}${options.resolve ? ' resolve' : ''} max_fails=0;`,
+      `  keepalive ${idleConnections};`,
+      `  keepalive_timeout ${idleTimeoutSeconds}s;`,
+      `  keepalive_requests ${requestsPerConnection};`,
+      '}',
+    );
+  }
+  return lines;
+}
+
 function indent(lines: string[], depth: number): string[] {
   return lines.map((line) => (line === '' ? '' : `${'  '.repeat(depth)}${line}`));
 }
@@ -160,10 +224,6 @@ export function renderNginxConf(options: NginxConfOptions = COMPOSE_NGINX_OPTION
     'if ($platform_http09) { return 444; }',
     '',
     ...realIp(options.trustProxy),
-    '',
-    `resolver ${options.resolver} valid=10s ipv6=off;`,
-    'resolver_timeout 5s;',
-    ...SERVICES.map((service) => `set ${variableOf(service)} ${options.upstreams[service]};`),
     '',
     // The gateway's routing sees the path as sent: no merging of // (route-table serviceFor).
     'merge_slashes off;',
@@ -211,7 +271,9 @@ export function renderNginxConf(options: NginxConfOptions = COMPOSE_NGINX_OPTION
         '  proxy_hide_header Cache-Control;',
         '  proxy_hide_header X-Request-Id;',
         ...OWN_ANSWER_HEADERS.map((line) => `  ${line}`),
-        `  proxy_pass http://${variableOf(service)}${probe};`,
+        // The probe's path alone, as the gateway fetches it: `?` drops the query string.
+        `  rewrite ^ ${probe}? break;`,
+        `  proxy_pass http://${groupOf(service)};`,
         '}',
       );
     }
@@ -244,7 +306,8 @@ export function renderNginxConf(options: NginxConfOptions = COMPOSE_NGINX_OPTION
     `  client_max_body_size ${size(SERVICE_BODY_LIMITS['resource-server'])};`,
     ...errorPages('resource-server').map((line) => `  ${line}`),
     // The request as the client sent it (path and query), not the internal URI.
-    `  proxy_pass http://${variableOf('resource-server')}$request_uri;`,
+    // (A variable in proxy_pass: nginx finds the `upstream` group of that name first.)
+    `  proxy_pass http://${groupOf('resource-server')}$request_uri;`,
     '}',
     '',
     ...proxyLocation('^~', '/', DEFAULT_SERVICE, SERVICE_BODY_LIMITS[DEFAULT_SERVICE], `every other path -> ${DEFAULT_SERVICE} (DEFAULT_SERVICE)`),
@@ -341,6 +404,8 @@ export function renderNginxConf(options: NginxConfOptions = COMPOSE_NGINX_OPTION
     '  log_format platform escape=json \'{"time":"$time_iso8601","reqId":"$platform_request_id","method":"$request_method",\'',
     '    \'"path":"$platform_log_path","status":$status,"responseTime":$request_time,"upstream":"$upstream_addr"}\';',
     '  access_log /dev/stdout platform if=$platform_logged;',
+    '',
+    ...indent(upstreamBlocks(options), 1),
     '',
     '  server {',
     ...indent(server, 2),
