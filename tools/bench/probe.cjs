@@ -48,6 +48,11 @@ function collectGarbage() {
   }
 }
 
+/** Resident bytes of V8's young generation (new_space): Node 24 lets it grow to 128 MB under load. */
+function youngGenerationBytes() {
+  return require('node:v8').getHeapSpaceStatistics().find((space) => space.space_name === 'new_space')?.physical_space_size;
+}
+
 if (process.send) {
   process.on('message', (message) => {
     if (!message || message.type !== 'bench-probe') return;
@@ -56,7 +61,7 @@ if (process.send) {
       type: 'bench-probe',
       id: message.id,
       counts: { ...counts, fetchOutByPath: { ...counts.fetchOutByPath }, pgQueriesByText: { ...counts.pgQueriesByText } },
-      memory: process.memoryUsage(),
+      memory: { ...process.memoryUsage(), youngGeneration: youngGenerationBytes() },
     });
   });
 }
