@@ -182,6 +182,32 @@ describe(`the nginx configuration (${NGINX_CONF_PATH})`, () => {
     expect(UPSTREAM_KEEPALIVE.idleTimeoutSeconds * 1000).toBeLessThan(Fastify().initialConfig.keepAliveTimeout as number);
   });
 
+  it('answers 503 (not reachable) when the connection to a service fails or never completes, 504 when it does not answer', () => {
+    expect(committed).toMatch(/^\s*proxy_connect_timeout 10s;$/m);
+    const map = /map \$upstream_connect_time \$platform_upstream_unreached \{\s*"~([^"]+)" 1;\s*default 0;/.exec(committed);
+    const never = new RegExp(map?.[1] ?? '^$');
+    // One value per attempt; the last one counts ("-": that attempt never connected).
+    for (const value of ['-', '0.001, -']) expect({ value, unreached: never.test(value) }).toEqual({ value, unreached: true });
+    for (const value of ['0.000', '-, 0.001', '']) expect({ value, unreached: never.test(value) }).toEqual({ value, unreached: false });
+    for (const service of SERVICES) {
+      const proxied = locations.filter((location) => {
+        const outcome = outcomeOf(location, committed);
+        return outcome?.kind === 'proxy' && outcome.service === service;
+      });
+      expect(proxied.length).toBeGreaterThan(0);
+      for (const location of proxied) {
+        expect(location.body).toContain(`error_page 502 503 =503 /.platform-errors/${service}-unreachable;`);
+        // `=`: the status is the error location's own (its 503 for a connection never made).
+        expect(location.body).toContain(`error_page 504 = /.platform-errors/${service}-timeout;`);
+      }
+      const opening = `location = /.platform-errors/${service}-timeout {`;
+      const timeout = committed.slice(committed.indexOf(opening), committed.indexOf('\n    }', committed.indexOf(opening)));
+      const unreachable = JSON.stringify({ error: 'temporarily_unavailable', error_description: `The ${service} is not reachable; try again shortly.` });
+      const late = JSON.stringify({ error: 'temporarily_unavailable', error_description: `The ${service} did not answer in time.` });
+      expect(timeout).toContain(`if ($platform_upstream_unreached) { return 503 '${unreachable}'; }\n      return 504 '${late}';`);
+    }
+  });
+
   it('relays the probes without the query string, as the gateway fetches them', () => {
     for (const service of SERVICES) {
       for (const probe of SERVICE_PROBES) {

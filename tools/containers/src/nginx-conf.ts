@@ -116,7 +116,8 @@ function size(bytes: number): string {
 function errorPages(service: ServiceName | undefined): string[] {
   // 505: an unknown HTTP version is a 400 at the gateway (Node's parser), and a client error.
   const pages = [`error_page 400 505 =400 ${ERRORS}/bad-request;`, `error_page 404 ${ERRORS}/not-found;`, `error_page 413 ${ERRORS}/too-large;`, `error_page 414 494 =431 ${ERRORS}/headers-too-large;`];
-  if (service) pages.push(`error_page 502 503 =503 ${ERRORS}/${service}-unreachable;`, `error_page 504 ${ERRORS}/${service}-timeout;`);
+  // 504 `=`: the status is the one the error location answers (503 when nginx never connected).
+  if (service) pages.push(`error_page 502 503 =503 ${ERRORS}/${service}-unreachable;`, `error_page 504 = ${ERRORS}/${service}-timeout;`);
   return pages;
 }
 
@@ -240,6 +241,10 @@ export function renderNginxConf(options: NginxConfOptions = COMPOSE_NGINX_OPTION
     'proxy_set_header Connection "";',
     // Streamed answers (server-sent events on /mcp) go out as they come, as through the gateway.
     'proxy_buffering off;',
+    // A service's address that no longer answers (its container stopped: the name nginx resolved
+    // at start points nowhere) fails the connection attempt after this, as the gateway's undici
+    // (its default connect timeout), rather than nginx's 60 s; the answer is the JSON 503.
+    'proxy_connect_timeout 10s;',
     'proxy_hide_header X-Request-Id;',
     'add_header X-Request-Id $platform_request_id always;',
     '',
@@ -313,13 +318,14 @@ export function renderNginxConf(options: NginxConfOptions = COMPOSE_NGINX_OPTION
     ...proxyLocation('^~', '/', DEFAULT_SERVICE, SERVICE_BODY_LIMITS[DEFAULT_SERVICE], `every other path -> ${DEFAULT_SERVICE} (DEFAULT_SERVICE)`),
   );
 
-  const named = (name: string, status: number, body: unknown) => [
+  const named = (name: string, status: number, body: unknown, before: string[] = []) => [
     `location = ${ERRORS}/${name} {`,
     '  internal;',
     // The rest of a refused body is read and thrown away here: no limit of this location's
     // own may refuse it again (which would end in nginx's HTML page, not this answer).
     '  client_max_body_size 0;',
     ...OWN_ANSWER_HEADERS.map((line) => `  ${line}`),
+    ...before.map((line) => `  ${line}`),
     `  return ${status} ${literal(body)};`,
     '}',
   ];
@@ -332,7 +338,13 @@ export function renderNginxConf(options: NginxConfOptions = COMPOSE_NGINX_OPTION
     ...named('headers-too-large', 431, BODIES.headersTooLarge),
   );
   for (const service of SERVICES) {
-    server.push(...named(`${service}-unreachable`, 503, BODIES.unreachable(service)), ...named(`${service}-timeout`, 504, BODIES.timeout(service)));
+    server.push(
+      ...named(`${service}-unreachable`, 503, BODIES.unreachable(service)),
+      // nginx answers 504 for a connection that was never made too; the gateway, 503 (undici's
+      // UND_ERR_CONNECT_TIMEOUT: not reachable). A 504 is a service that took the connection and
+      // did not answer.
+      ...named(`${service}-timeout`, 504, BODIES.timeout(service), [`if ($platform_upstream_unreached) { return 503 ${literal(BODIES.unreachable(service))}; }`]),
+    );
   }
 
   const lines = [
@@ -382,6 +394,11 @@ export function renderNginxConf(options: NginxConfOptions = COMPOSE_NGINX_OPTION
     '    default 0;',
     '  }',
     // gateway.ts isUploadMediaType: the media types the upload route stores.
+    // The last attempt at the service never connected ("-"): its 504 is a 503 (not reachable).
+    '  map $upstream_connect_time $platform_upstream_unreached {',
+    '    "~-$" 1;',
+    '    default 0;',
+    '  }',
     '  map $content_type $platform_upload_media {',
     '    "~*^\\s*(image/|text/|application/pdf\\s*(;|$))" 1;',
     '    default 0;',
