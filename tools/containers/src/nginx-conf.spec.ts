@@ -183,7 +183,7 @@ describe(`the nginx configuration (${NGINX_CONF_PATH})`, () => {
   });
 
   it('answers 503 (not reachable) when the connection to a service fails or never completes, 504 when it does not answer', () => {
-    expect(committed).toMatch(/^\s*proxy_connect_timeout 10s;$/m);
+    expect(committed).toMatch(/^\s*proxy_connect_timeout 5s;$/m);
     const map = /map \$upstream_connect_time \$platform_upstream_unreached \{\s*"~([^"]+)" 1;\s*default 0;/.exec(committed);
     const never = new RegExp(map?.[1] ?? '^$');
     // One value per attempt; the last one counts ("-": that attempt never connected).

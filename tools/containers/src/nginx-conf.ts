@@ -242,9 +242,12 @@ export function renderNginxConf(options: NginxConfOptions = COMPOSE_NGINX_OPTION
     // Streamed answers (server-sent events on /mcp) go out as they come, as through the gateway.
     'proxy_buffering off;',
     // A service's address that no longer answers (its container stopped: the name nginx resolved
-    // at start points nowhere) fails the connection attempt after this, as the gateway's undici
-    // (its default connect timeout), rather than nginx's 60 s; the answer is the JSON 503.
-    'proxy_connect_timeout 10s;',
+    // at start points nowhere) fails the connection attempt after this rather than nginx's 60 s;
+    // the answer is the JSON 503. A connection on the backend network takes well under a
+    // millisecond; 5 s still covers two SYN retransmits (1 s, 3 s) to a service whose accept
+    // queue is full. (The gateway's undici waits 10 s, but asks DNS first: a stopped container's
+    // name is gone, so it answers at once.)
+    'proxy_connect_timeout 5s;',
     'proxy_hide_header X-Request-Id;',
     'add_header X-Request-Id $platform_request_id always;',
     '',
