@@ -4,8 +4,6 @@ import type { HiddenFields } from '../pages/pages';
 import { AuthorizationRedirectError } from './errors';
 import { authorizationResponseParams, errorResponseParams } from './redirect';
 
-export type { BrowserRequest } from '../pages/browser-request';
-
 /** The form fields every page of the walk carries. */
 export interface PageForm {
   /** The CSRF token for this form (csrf.ts). */

@@ -6,10 +6,10 @@ import { BrandingService } from '../branding/branding.service';
 import { ClientDirectory, type DirectoryClient, scopePolicyOf } from '../client-metadata-documents';
 import { AUTH_CONFIG, type AuthConfig } from '../config/auth-config';
 import { generateOpaqueToken, hashToken } from '../crypto/tokens';
+import type { BrowserRequest } from '../pages/browser-request';
 import { type ActiveSession, SessionService } from '../sessions/session.service';
 import { type AuthorizationClient, type AuthorizationRequest, validateAuthorizationRequest } from './authorization-request';
 import {
-  type BrowserRequest,
   codeToClient,
   type ConsentOutcome,
   type ConsentProblem,

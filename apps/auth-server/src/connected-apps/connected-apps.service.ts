@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { AccountsService } from '../accounts/accounts.service';
 import { CSRF_FIELD, CSRF_PURPOSE, CsrfTokens } from '../authorize/csrf';
-import type { BrowserRequest } from '../authorize/authorize-outcome';
+import type { BrowserRequest } from '../pages/browser-request';
 import { type RequestParams } from '../authorize/request-params';
 import { BrandingService } from '../branding/branding.service';
 import { imageSourcesOf, renderLoginPage } from '../pages/pages';

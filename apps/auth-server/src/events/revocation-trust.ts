@@ -2,9 +2,10 @@ import { Inject, Injectable, type OnModuleDestroy, type OnModuleInit } from '@ne
 import { BusTrust, EVENT_BUS, type EventBus } from '@platform/event-bus';
 
 /**
- * Whether this instance hears every revocation event, so that the live access tokens it holds
- * in memory (token/active-access-tokens.ts) may be used: the bus's own judge (BusTrust, the
- * one the resource servers' answer cache uses), started and stopped with the module.
+ * Whether this instance hears every event that could drop what it holds in memory (the live
+ * access tokens and the registered clients, both HeldUnderTrust), so that it may be used: the
+ * bus's own judge (BusTrust, the one the resource servers' answer cache uses), started and
+ * stopped with the module.
  */
 @Injectable()
 export class RevocationTrust extends BusTrust implements OnModuleInit, OnModuleDestroy {
