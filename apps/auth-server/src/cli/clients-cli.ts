@@ -1,4 +1,4 @@
-import { parseArgs } from 'node:util';
+import { type ParseArgsConfig, parseArgs } from 'node:util';
 import { createEventBus } from '@platform/event-bus';
 import type { PrismaService } from '../database/prisma.service';
 import { ClientChangePublisher } from '../clients/client-change-publisher';
@@ -35,6 +35,38 @@ export interface CliDependencies {
 
 const consoleIo: CliIo = { out: (line) => console.log(line), err: (line) => console.error(line) };
 
+const OPTIONS = {
+  name: { type: 'string' },
+  'redirect-uri': { type: 'string', multiple: true },
+  'auth-method': { type: 'string' },
+  'scope-ceiling': { type: 'string' },
+  'default-scope': { type: 'string' },
+  all: { type: 'boolean' },
+  yes: { type: 'boolean' },
+  json: { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+} as const satisfies ParseArgsConfig['options'];
+
+/**
+ * Client ids are base64url, so one made before ids were drawn without a leading "-" (or a
+ * self-registered one from an older release) can begin with it; parseArgs would read
+ * `show -AbC…` as options. Every option here is `--long` or `-h`, so any other argument that
+ * begins with a single "-" and is not an option's value is an id: it goes after a `--`.
+ */
+function dashLeadingIdsLast(argv: readonly string[]): string[] {
+  const takesValue = new Set(Object.entries(OPTIONS).flatMap(([name, option]) => (option.type === 'string' ? [`--${name}`] : [])));
+  const args: string[] = [];
+  const ids: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i];
+    if (arg === '--') return [...args, '--', ...ids, ...argv.slice(i + 1)];
+    if (takesValue.has(arg) && i + 1 < argv.length) args.push(arg, argv[++i]);
+    else if (/^-[^-]/.test(arg) && arg !== '-h') ids.push(arg);
+    else args.push(arg);
+  }
+  return ids.length > 0 ? [...args, '--', ...ids] : args;
+}
+
 /** Runs one command; returns the exit status (0 done, 1 failure, 2 usage). */
 export async function runClientsCli(
   argv: readonly string[],
@@ -44,21 +76,7 @@ export async function runClientsCli(
 ): Promise<number> {
   let parsed;
   try {
-    parsed = parseArgs({
-      args: [...argv],
-      allowPositionals: true,
-      options: {
-        name: { type: 'string' },
-        'redirect-uri': { type: 'string', multiple: true },
-        'auth-method': { type: 'string' },
-        'scope-ceiling': { type: 'string' },
-        'default-scope': { type: 'string' },
-        all: { type: 'boolean' },
-        yes: { type: 'boolean' },
-        json: { type: 'boolean' },
-        help: { type: 'boolean', short: 'h' },
-      },
-    });
+    parsed = parseArgs({ args: dashLeadingIdsLast(argv), allowPositionals: true, options: OPTIONS });
   } catch (error) {
     io.err(`${(error as Error).message}\n\n${USAGE}`);
     return 2;

@@ -1,9 +1,8 @@
-import { randomBytes } from 'node:crypto';
 import { formatScopes, parseScopeString, scopesOutside, unknownScopes } from '@platform/scopes';
 import type { ClientChangedEvent } from '@platform/contracts';
 import type { PrismaClient } from '../generated/prisma/client';
 import { REDIRECT_URI_PROBLEMS, checkHttpsRedirectUri } from '../clients/redirect-uri';
-import { generateOpaqueToken, hashToken } from '../crypto/tokens';
+import { generateClientId, generateOpaqueToken, hashToken } from '../crypto/tokens';
 import { SUPPORTED_GRANT_TYPES } from '../token/grants/supported-grant-types';
 
 /** Staff-created confidential clients: "registered integrations". */
@@ -94,8 +93,7 @@ export class Integrations {
     const clientSecret = generateOpaqueToken();
     const row = await this.prisma.client.create({
       data: {
-        // 128 random bits, like registered clients: public, never guessable.
-        id: randomBytes(16).toString('base64url'),
+        id: generateClientId(),
         kind: INTEGRATION_KIND,
         secretHash: hashToken(clientSecret),
         name,

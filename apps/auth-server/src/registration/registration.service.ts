@@ -1,8 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { ClientRegistrationResponse } from '@platform/contracts';
-import { randomBytes } from 'node:crypto';
 import { ClientsRepository } from '../clients/clients.repository';
-import { generateOpaqueToken, hashToken } from '../crypto/tokens';
+import { generateClientId, generateOpaqueToken, hashToken } from '../crypto/tokens';
 import { validateClientMetadata } from './client-metadata';
 
 /** RFC 7591 dynamic client registration, open to native clients with loopback redirect URIs. */
@@ -13,8 +12,7 @@ export class RegistrationService {
   async register(body: unknown): Promise<ClientRegistrationResponse> {
     const metadata = validateClientMetadata(body);
     const confidential = metadata.tokenEndpointAuthMethod !== 'none';
-    // 128 random bits: client ids are public but must not be guessable.
-    const clientId = randomBytes(16).toString('base64url');
+    const clientId = generateClientId();
     const clientSecret = confidential ? generateOpaqueToken() : undefined;
 
     const client = await this.clients.insertClient({

@@ -20,6 +20,12 @@ async function cli(env: Record<string, string | undefined>, ...argv: string[]) {
   return { status, out: out.join('\n'), err: err.join('\n') };
 }
 
+/** The command's --json output; a failed command fails the test with its status and stderr. */
+function json(result: { status: number; out: string; err: string }) {
+  if (result.status !== 0) throw new Error(`clients exited with ${result.status}: ${result.err}`);
+  return JSON.parse(result.out);
+}
+
 const CREATE = ['create', '--name', 'Acme LMS', '--redirect-uri', 'https://lms.acme.example/oauth/callback', '--json'];
 
 describeIfPostgres('clients CLI on a real PostgreSQL', () => {
@@ -41,7 +47,7 @@ describeIfPostgres('clients CLI on a real PostgreSQL', () => {
   it('creates a confidential integration, prints its secret once and stores only its hash', async () => {
     const created = await cli(env, ...CREATE, '--auth-method', 'client_secret_post', '--scope-ceiling', 'openid profile courses:read', '--default-scope', 'openid');
     expect(created.status).toBe(0);
-    const output = JSON.parse(created.out);
+    const output = json(created);
     expect(output).toMatchObject({
       kind: 'integration',
       name: 'Acme LMS',
@@ -58,15 +64,15 @@ describeIfPostgres('clients CLI on a real PostgreSQL', () => {
     expect(row.scopeCeiling?.split(' ').sort()).toEqual(['courses:read', 'openid', 'profile']);
 
     const shown = await cli(env, 'show', output.clientId, '--json');
-    expect(JSON.parse(shown.out)).not.toHaveProperty('clientSecret');
+    expect(json(shown)).not.toHaveProperty('clientSecret');
     expect((await cli(env, 'show', output.clientId)).out).not.toContain(output.clientSecret);
   });
 
   it('lists integrations, rotates a secret (the old hash is gone), disables and deletes', async () => {
-    const { clientId, clientSecret } = JSON.parse((await cli(env, ...CREATE)).out);
-    expect(JSON.parse((await cli(env, 'list', '--json')).out).map((c: { clientId: string }) => c.clientId)).toContain(clientId);
+    const { clientId, clientSecret } = json(await cli(env, ...CREATE));
+    expect(json(await cli(env, 'list', '--json')).map((c: { clientId: string }) => c.clientId)).toContain(clientId);
 
-    const rotated = JSON.parse((await cli(env, 'rotate-secret', clientId, '--json')).out);
+    const rotated = json(await cli(env, 'rotate-secret', clientId, '--json'));
     expect(rotated.clientSecret).not.toBe(clientSecret);
     expect((await prisma.client.findUniqueOrThrow({ where: { id: clientId } })).secretHash).toBe(hashToken(rotated.clientSecret));
 
@@ -96,6 +102,21 @@ describeIfPostgres('clients CLI on a real PostgreSQL', () => {
     expect(result.err).toContain(message);
   });
 
+  it('takes a client id that begins with "-" as an id, not as options (base64url ids could, before ids were drawn without one)', async () => {
+    const { clientId: drawn } = json(await cli(env, ...CREATE));
+    const clientId = `-${drawn.slice(1)}`;
+    await prisma.client.update({ where: { id: drawn }, data: { id: clientId } });
+
+    expect(json(await cli(env, 'show', clientId, '--json')).clientId).toBe(clientId);
+    expect(json(await cli(env, '--json', 'rotate-secret', clientId)).clientSecret).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect((await cli(env, 'disable', clientId)).status).toBe(0);
+    expect((await prisma.client.findUniqueOrThrow({ where: { id: clientId } })).disabledAt).toBeInstanceOf(Date);
+    expect((await cli(env, 'delete', clientId, '--', '--yes')).status).toBe(2);
+    expect((await cli(env, 'delete', '--yes', '--', clientId)).status).toBe(0);
+    expect(await prisma.client.findUnique({ where: { id: clientId } })).toBeNull();
+    expect((await cli(env, 'create', '--name', '-Acme', '--redirect-uri', 'https://lms.acme.example/cb')).err).toContain('ambiguous');
+  });
+
   it('answers usage errors and unknown ids with status 2, never a stack trace', async () => {
     expect((await cli(env, 'frobnicate')).status).toBe(2);
     const unknown = await cli(env, 'show', 'no-such-client');
@@ -107,7 +128,7 @@ describeIfPostgres('clients CLI on a real PostgreSQL', () => {
 
   describeIfRedis('disable with REDIS_URL', () => {
     it('ends every grant and announces the revoked access tokens to the resource servers', async () => {
-      const { clientId } = JSON.parse((await cli(env, ...CREATE)).out);
+      const { clientId } = json(await cli(env, ...CREATE));
       await prisma.school.upsert({ where: { id: 'cli-school' }, create: { id: 'cli-school', name: 'CLI' }, update: {} });
       const user = await prisma.user.create({
         data: { schoolId: 'cli-school', email: `cli-${clientId}@academy.test`, name: 'U', role: 'student', passwordHash: 'x' },
@@ -163,9 +184,9 @@ describe('clients CLI on the embedded database (.data/ of the launcher)', () => 
   it('creates the database on first use, keeps integrations across runs, and releases the lock', async () => {
     const created = await cli(env(), ...CREATE);
     expect(created.status).toBe(0);
-    const { clientId } = JSON.parse(created.out);
+    const { clientId } = json(created);
     const listed = await cli(env(), 'list', '--json');
-    expect(JSON.parse(listed.out).map((c: { clientId: string }) => c.clientId)).toEqual([clientId]);
+    expect(json(listed).map((c: { clientId: string }) => c.clientId)).toEqual([clientId]);
   }, 60_000);
 
   it('refuses while the platform holds the data directory', async () => {
