@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { isClientIdSyntax, type TokenEndpointAuthMethod } from '@platform/contracts';
-import { query, utc } from '../database/pg-pool';
+import { query, statement, utc } from '../database/pg-pool';
 import { PrismaService } from '../database/prisma.service';
 
 export interface RegisteredClient {
@@ -25,15 +25,15 @@ export interface StoredClient extends RegisteredClient {
   scopeCeiling: string | null;
 }
 
-const INSERT_CLIENT = `INSERT INTO clients
+const INSERT_CLIENT = statement('insert_client', `INSERT INTO clients
   (id, secret_hash, name, application_type, redirect_uris, token_endpoint_auth_method, grant_types, response_types, scope, created_at)
-  VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`;
+  VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`);
 
-const SELECT_CLIENT = `SELECT id, secret_hash AS "secretHash", name, application_type AS "applicationType",
+const SELECT_CLIENT = statement('select_client', `SELECT id, secret_hash AS "secretHash", name, application_type AS "applicationType",
   redirect_uris AS "redirectUris", token_endpoint_auth_method AS "tokenEndpointAuthMethod", grant_types AS "grantTypes",
   response_types AS "responseTypes", scope, created_at AS "createdAt", kind, disabled_at AS "disabledAt",
   scope_ceiling AS "scopeCeiling"
-  FROM clients WHERE id = $1`;
+  FROM clients WHERE id = $1`);
 
 @Injectable()
 export class ClientsRepository {

@@ -35,8 +35,25 @@ export function utc(date: Date): string {
   return date.toISOString();
 }
 
+/**
+ * A statement of our own, sent under its name: pg prepares it once per connection (Parse), then
+ * sends only Bind/Execute, and PostgreSQL keeps its plan (after five executions a generic one,
+ * for these lookups by unique key). Parsing and planning a grant's CTE on every request was
+ * PostgreSQL CPU on the same two cores as the services (issue 12). The text of a name never
+ * changes while the process runs (pg refuses a second text under one name); the columns it
+ * returns are listed, so a migration that adds columns does not invalidate a prepared result.
+ */
+export interface Statement {
+  readonly name: string;
+  readonly text: string;
+}
+
+export function statement(name: string, text: string): Statement {
+  return { name, text };
+}
+
 /** One statement over the shared pool, timestamps read as UTC. */
-export async function query<Row>(pool: Pool, text: string, values: readonly unknown[]): Promise<Row[]> {
-  const result = await pool.query({ text, values: values as unknown[], types: utcTimestamps });
+export async function query<Row>(pool: Pool, { name, text }: Statement, values: readonly unknown[]): Promise<Row[]> {
+  const result = await pool.query({ name, text, values: values as unknown[], types: utcTimestamps });
   return result.rows as Row[];
 }

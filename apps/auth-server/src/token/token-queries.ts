@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { Pool } from 'pg';
-import { PG_POOL, query, utc } from '../database/pg-pool';
+import { PG_POOL, query, statement, utc } from '../database/pg-pool';
 
 /**
  * The token endpoint's and introspection's statements, in SQL of our own over the shared pg
@@ -111,7 +111,7 @@ function issueParams(tokens: NewTokens, accessScope: string | null): unknown[] {
 }
 
 /** RFC 6749 §6 rotation: the presented refresh token, if current, rotates and a new pair is issued. */
-const ROTATE_AND_ISSUE = `
+const ROTATE_AND_ISSUE = statement('rotate_refresh_token_and_issue', `
 WITH presented AS (
   SELECT id, grant_id FROM refresh_tokens WHERE token_hash = $9
 ),
@@ -129,24 +129,24 @@ source AS (
   RETURNING rt.grant_id, g.client_id, g.user_id, g.school_id, g.resource, g.nonce, g.auth_time, rt.scope
 ),
 ${INSERT_TOKENS}
-SELECT ${ISSUED_COLUMNS} FROM source s`;
+SELECT ${ISSUED_COLUMNS} FROM source s`);
 
 /** A new pair for a grant that is still alive (the reuse window of refresh-reuse.ts): nothing rotates. */
-const ISSUE_FOR_GRANT = `
+const ISSUE_FOR_GRANT = statement('issue_for_grant', `
 WITH source AS (
   SELECT g.id AS grant_id, g.client_id, g.user_id, g.school_id, g.resource, g.nonce, g.auth_time, $10::text AS scope
   FROM grants g WHERE g.id = $9 AND g.revoked_at IS NULL
   FOR SHARE
 ),
 ${INSERT_TOKENS}
-SELECT ${ISSUED_COLUMNS} FROM source s`;
+SELECT ${ISSUED_COLUMNS} FROM source s`);
 
 /**
  * RFC 6749 §4.1.3: the code is consumed (once: consumed_at IS NULL) whatever comes next;
  * tokens are inserted only when it is unexpired, its grant alive, the redirect_uri identical
  * and the PKCE challenge matches.
  */
-const CONSUME_CODE_AND_ISSUE = `
+const CONSUME_CODE_AND_ISSUE = statement('consume_code_and_issue', `
 WITH presented AS (
   SELECT c.id, c.grant_id FROM authorization_codes c WHERE c.code_hash = $9
 ),
@@ -169,26 +169,26 @@ source AS (
 ${INSERT_TOKENS}
 SELECT c.expires_at AS "expiresAt", c.redirect_uri AS "redirectUri", c.code_challenge AS "codeChallenge",
        c.grant_revoked_at AS "grantRevokedAt", c.valid, ${ISSUED_COLUMNS.replace(/\bs\./g, 'c.')}
-FROM consumed c`;
+FROM consumed c`);
 
-const FIND_ACTIVE_ACCESS_TOKEN = `
+const FIND_ACTIVE_ACCESS_TOKEN = statement('find_active_access_token', `
 SELECT a.id, a.token_hash AS "tokenHash", a.grant_id AS "grantId", a.client_id AS "clientId", a.scope,
        a.issued_at AS "issuedAt", a.expires_at AS "expiresAt",
        g.user_id AS "userId", g.school_id AS "schoolId", g.resource
 FROM access_tokens a JOIN grants g ON g.id = a.grant_id
-WHERE a.token_hash = $1 AND a.revoked_at IS NULL AND g.revoked_at IS NULL AND a.expires_at > $2::timestamp`;
+WHERE a.token_hash = $1 AND a.revoked_at IS NULL AND g.revoked_at IS NULL AND a.expires_at > $2::timestamp`);
 
-const FIND_REFRESH_TOKEN = `
+const FIND_REFRESH_TOKEN = statement('find_refresh_token', `
 SELECT r.id, r.token_hash AS "tokenHash", r.grant_id AS "grantId", r.client_id AS "clientId", r.scope,
        r.issued_at AS "issuedAt", r.expires_at AS "expiresAt", r.rotated_at AS "rotatedAt", r.revoked_at AS "revokedAt",
        g.revoked_at AS "grantRevokedAt", g.user_id AS "userId", g.school_id AS "schoolId", g.resource
 FROM refresh_tokens r JOIN grants g ON g.id = r.grant_id
-WHERE r.token_hash = $1`;
+WHERE r.token_hash = $1`);
 
-const FIND_CODE_CLIENT = `
+const FIND_CODE_CLIENT = statement('find_code_client', `
 SELECT g.client_id AS "clientId", g.id AS "grantId"
 FROM authorization_codes c JOIN grants g ON g.id = c.grant_id
-WHERE c.code_hash = $1`;
+WHERE c.code_hash = $1`);
 
 type Flat<T> = Omit<T, 'grant'>;
 
