@@ -10,8 +10,17 @@ export const PG_POOL = Symbol('PG_POOL');
 
 const logger = new Logger('PgPool');
 
+/**
+ * Pools whose statements go unnamed: a pool of one connection is the embedded PostgreSQL's
+ * (AuthConfig.database.poolSize), whose one session every connection shares. A statement a
+ * closed connection prepared is still in that session, and pg, on a new connection, would
+ * prepare it again and be refused ("prepared statement … already exists").
+ */
+const oneSessionPools = new WeakSet<Pool>();
+
 export function createPgPool(database: { url: string; poolSize: number }): Pool {
   const pool = new Pool({ connectionString: database.url, max: database.poolSize, connectionTimeoutMillis: 5_000 });
+  if (database.poolSize === 1) oneSessionPools.add(pool);
   // An idle connection that breaks (database restart) emits 'error' on the pool: without a
   // listener that would end the process. The next query takes a new connection.
   pool.on('error', (error) => logger.warn(`idle database connection lost: ${error.message}`));
@@ -42,6 +51,7 @@ export function utc(date: Date): string {
  * PostgreSQL CPU on the same two cores as the services (issue 12). The text of a name never
  * changes while the process runs (pg refuses a second text under one name); the columns it
  * returns are listed, so a migration that adds columns does not invalidate a prepared result.
+ * Not on the embedded PostgreSQL (oneSessionPools).
  */
 export interface Statement {
   readonly name: string;
@@ -54,6 +64,6 @@ export function statement(name: string, text: string): Statement {
 
 /** One statement over the shared pool, timestamps read as UTC. */
 export async function query<Row>(pool: Pool, { name, text }: Statement, values: readonly unknown[]): Promise<Row[]> {
-  const result = await pool.query({ name, text, values: values as unknown[], types: utcTimestamps });
+  const result = await pool.query({ name: oneSessionPools.has(pool) ? undefined : name, text, values: values as unknown[], types: utcTimestamps });
   return result.rows as Row[];
 }
