@@ -43,8 +43,15 @@ export class CoursesRepository {
       page.afterId !== undefined ? `id > ${param(page.afterId)}` : undefined,
     ];
     let where = 'school_id = $1';
-    for (const condition of conditions) if (condition !== undefined) where += ` AND ${condition}`;
-    return this.prisma.rows<CourseDto>(`${SELECT_COURSE_VIEW} WHERE ${where} ORDER BY id LIMIT ${param(page.take + 1)}`, values);
+    // The text follows from which conditions are present: its name says which (a bit each).
+    let shape = 0;
+    conditions.forEach((condition, bit) => {
+      if (condition === undefined) return;
+      where += ` AND ${condition}`;
+      shape |= 1 << bit;
+    });
+    const text = `${SELECT_COURSE_VIEW} WHERE ${where} ORDER BY id LIMIT ${param(page.take + 1)}`;
+    return this.prisma.rows<CourseDto>(`courses_page_${shape}`, text, values);
   }
 
   findCourse(schoolId: string, id: string, publishedOnly: boolean): Promise<Course | null> {

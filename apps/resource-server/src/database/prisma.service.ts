@@ -14,6 +14,12 @@ import { PrismaClient } from '../generated/prisma/client';
 @Injectable()
 export class PrismaService extends PrismaClient implements OnApplicationShutdown {
   private readonly pool: Pool;
+  /**
+   * Statements go under their names, prepared once per connection (PostgreSQL then keeps the
+   * plan), except on the embedded PostgreSQL (a pool of one): its one session outlives the
+   * pool's connections, and a new connection would prepare a name the session already holds.
+   */
+  private readonly namedStatements: boolean;
 
   constructor(@Inject(RESOURCE_CONFIG) config: ResourceConfig) {
     const pool = new Pool({
@@ -26,11 +32,15 @@ export class PrismaService extends PrismaClient implements OnApplicationShutdown
     pool.on('error', () => undefined);
     super({ adapter: new PrismaPg(pool) });
     this.pool = pool;
+    this.namedStatements = config.database.poolSize > 1;
   }
 
-  /** One parameterized statement on the shared pool: the rows as pg returns them. */
-  async rows<Row extends QueryResultRow>(text: string, values: readonly unknown[]): Promise<Row[]> {
-    return (await this.pool.query<Row>(text, values as unknown[])).rows;
+  /**
+   * One parameterized statement on the shared pool: the rows as pg returns them. `name` must
+   * name this text alone for the life of the process (pg refuses a second text under a name).
+   */
+  async rows<Row extends QueryResultRow>(name: string, text: string, values: readonly unknown[]): Promise<Row[]> {
+    return (await this.pool.query<Row>({ name: this.namedStatements ? name : undefined, text, values: values as unknown[] })).rows;
   }
 
   /**
