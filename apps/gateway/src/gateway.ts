@@ -147,37 +147,38 @@ export async function createGateway(options: GatewayOptions): Promise<FastifyIns
     ...frameworkErrorOptions,
   });
 
-  app.addHook('onSend', async (request, reply) => {
+  // Callback hooks, not async ones: each runs on every request, and a promise each is not free.
+  // A hook that answers does not call done(): Fastify stops at the sent reply.
+  app.addHook('onSend', (request, reply, payload, done) => {
     reply.header('x-request-id', request.id);
+    done(null, payload);
   });
 
-  app.addHook('onRequest', async (request, reply) => {
+  app.addHook('onRequest', (request, reply, done) => {
     if (isAmbiguousPath(pathOf(request.url))) {
       sendError(reply, { statusCode: 400, body: { error: 'invalid_request', error_description: 'The path must not contain dot segments or backslashes' } });
-      return reply;
+      return;
     }
-    const service = serviceFor(request.url);
     const limit = bodyLimitOf(request.url, request.headers['content-type']);
     if (declaresTooLarge(request.headers['content-length'], limit)) {
-      await discardBody(request.raw);
-      sendError(reply, toGatewayError(new BodyTooLargeError(limit), service));
-      return reply;
+      // discardBody never rejects: it ends at the body's end, past a byte limit or a time limit.
+      void discardBody(request.raw).then(() => sendError(reply, toGatewayError(new BodyTooLargeError(limit), serviceFor(request.url))));
+      return;
     }
-    return undefined;
+    done();
   });
 
   // A body without Content-Length (chunked) is counted as it streams to the service; the
   // few content types Fastify parses itself (text/plain) arrive whole and are measured.
-  app.addHook('preHandler', async (request, reply) => {
-    const service = serviceFor(request.url);
+  app.addHook('preHandler', (request, reply, done) => {
     const limit = bodyLimitOf(request.url, request.headers['content-type']);
     if (request.body instanceof Readable) {
       if (request.headers['content-length'] === undefined) request.body = limitStream(request.body, limit);
     } else if (typeof request.body === 'string' && Buffer.byteLength(request.body) > limit) {
-      sendError(reply, toGatewayError(new BodyTooLargeError(limit), service));
-      return reply;
+      sendError(reply, toGatewayError(new BodyTooLargeError(limit), serviceFor(request.url)));
+      return;
     }
-    return undefined;
+    done();
   });
 
   closeConnectionsWhenIdle(app);

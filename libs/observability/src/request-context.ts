@@ -11,7 +11,9 @@ export function genReqId(req: { headers: Record<string, string | string[] | unde
  * that errors and handlers writing to the raw response (MCP) carry it too.
  */
 export function echoRequestId(fastify: FastifyInstance): void {
-  fastify.addHook('onRequest', async (request, reply) => {
+  // A callback hook: no promise per request.
+  fastify.addHook('onRequest', (request, reply, done) => {
     reply.raw.setHeader(REQUEST_ID_HEADER, request.id);
+    done();
   });
 }

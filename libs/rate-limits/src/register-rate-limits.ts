@@ -36,7 +36,7 @@ export interface RegisterRateLimitsOptions {
   rules: readonly RateLimitRule[];
   /** Off: nothing is registered (RATE_LIMITS_ENABLED=false). */
   enabled?: boolean;
-  /** The answer to a refused request; the default is 429 with an RFC 6749-style JSON body. */
+  /** Sends the answer to a refused request; the default is 429 with an RFC 6749-style JSON body. */
   respond?: (request: FastifyRequest, reply: FastifyReply, refusal: Refusal) => void;
 }
 
@@ -100,18 +100,23 @@ export async function registerRateLimits(fastify: FastifyInstance, options: Regi
       const route = `${limiter.rule.method} ${limiter.rule.url}`;
       byRoute.set(route, [...(byRoute.get(route) ?? []), limiter]);
     }
-    return async (request: FastifyRequest, reply: FastifyReply) => {
-      const { method, url } = request.routeOptions;
-      if (url === undefined) return;
-      const applicable = byRoute.get(`${method} ${url}`);
-      if (applicable === undefined) return;
+    const firstRefusal = async (request: FastifyRequest, applicable: typeof limiters): Promise<Refusal | undefined> => {
       for (const limiter of applicable) {
         const refusal = await limiter.refusal(request, request.ip);
-        if (refusal) {
-          respond(request, reply, refusal);
-          return reply;
-        }
+        if (refusal) return refusal;
       }
+      return undefined;
+    };
+    // A callback hook: most routes have no limit, and an async hook costs every request a promise.
+    return (request: FastifyRequest, reply: FastifyReply, done: (error?: Error) => void): void => {
+      const { method, url } = request.routeOptions;
+      const applicable = url === undefined ? undefined : byRoute.get(`${method} ${url}`);
+      if (applicable === undefined) return done();
+      firstRefusal(request, applicable).then((refusal) => {
+        // A hook that answers does not call done(): Fastify stops at the sent reply.
+        if (refusal) respond(request, reply, refusal);
+        else done();
+      }, done);
     };
   };
   fastify.addHook('onRequest', hook('onRequest'));

@@ -20,7 +20,8 @@ import { PAGE_SECURITY_HEADERS } from '../pages/html-response';
  *   the global Fastify error handler answers.
  */
 export async function registerAuthorizePlugins(fastify: FastifyInstance): Promise<void> {
-  fastify.addHook('onSend', async (request, reply, payload) => {
+  // A callback hook (it runs on every request of the service: no promise each).
+  fastify.addHook('onSend', (request, reply, payload, done) => {
     const path = request.url.split('?', 1)[0];
     const isPage = (prefix: string) => path === prefix || path.startsWith(`${prefix}/`);
     if (isPage(OAUTH_PATHS.authorization) || isPage(CONNECTED_APPS_PATH)) {
@@ -28,6 +29,6 @@ export async function registerAuthorizePlugins(fastify: FastifyInstance): Promis
         if (!reply.hasHeader(name)) reply.header(name, value);
       }
     }
-    return payload;
+    done(null, payload);
   });
 }
