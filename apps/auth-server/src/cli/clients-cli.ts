@@ -47,6 +47,9 @@ const OPTIONS = {
   help: { type: 'boolean', short: 'h' },
 } as const satisfies ParseArgsConfig['options'];
 
+/** The options that take a value (the next argument, unless written `--name=value`). */
+const VALUE_OPTIONS = new Set(Object.entries(OPTIONS).flatMap(([name, option]) => (option.type === 'string' ? [`--${name}`] : [])));
+
 /**
  * Client ids are base64url, so one made before ids were drawn without a leading "-" (or a
  * self-registered one from an older release) can begin with it; parseArgs would read
@@ -54,13 +57,12 @@ const OPTIONS = {
  * begins with a single "-" and is not an option's value is an id: it goes after a `--`.
  */
 function dashLeadingIdsLast(argv: readonly string[]): string[] {
-  const takesValue = new Set(Object.entries(OPTIONS).flatMap(([name, option]) => (option.type === 'string' ? [`--${name}`] : [])));
   const args: string[] = [];
   const ids: string[] = [];
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
     if (arg === '--') return [...args, '--', ...ids, ...argv.slice(i + 1)];
-    if (takesValue.has(arg) && i + 1 < argv.length) args.push(arg, argv[++i]);
+    if (VALUE_OPTIONS.has(arg) && i + 1 < argv.length) args.push(arg, argv[++i]);
     else if (/^-[^-]/.test(arg) && arg !== '-h') ids.push(arg);
     else args.push(arg);
   }
