@@ -1,4 +1,5 @@
 import type { IntrospectionResponse } from '@platform/contracts';
+import { currentRequestId, REQUEST_ID_HEADER } from '@platform/observability';
 import { TemporarilyUnavailableError } from '@platform/oauth-errors';
 import type { ResolvedBearerAuthOptions } from './options';
 
@@ -11,13 +12,20 @@ export class IntrospectionClient {
     this.body = (token) => `token=${encodeURIComponent(token)}&token_type_hint=access_token&${credentials}`;
   }
 
-  /** Throws TemporarilyUnavailableError when the authorization server cannot answer. */
+  /**
+   * Throws TemporarilyUnavailableError when the authorization server cannot answer. The call
+   * carries the id of the request it is made for (x-request-id): the authorization server logs
+   * a successful introspection at debug only, and its refusals under that id.
+   */
   async introspect(token: string): Promise<IntrospectionResponse> {
+    const headers: Record<string, string> = { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' };
+    const requestId = currentRequestId();
+    if (requestId !== undefined) headers[REQUEST_ID_HEADER] = requestId;
     let response: Response;
     try {
       response = await fetch(this.options.introspectionEndpoint, {
         method: 'POST',
-        headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' },
+        headers,
         body: this.body(token),
         signal: AbortSignal.timeout(this.options.introspectionTimeoutMs),
       });

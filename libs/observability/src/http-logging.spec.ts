@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import pino, { type Logger } from 'pino';
-import { baseLoggerOptions, requestLogging } from './http-logging';
+import { baseLoggerOptions, currentRequestId, requestLogging } from './http-logging';
 
 type Line = Record<string, unknown> & { level: string; msg: string; reqId?: string };
 
@@ -93,10 +93,12 @@ describe('request logs at info', () => {
   let origin: string;
 
   beforeAll(async () => {
-    const middleware = requestLogging({ service: 'test-service', level: 'info', destination: stream });
+    const middleware = requestLogging({ service: 'test-service', level: 'info', destination: stream, quietSuccessPaths: ['/quiet'] });
     server = createServer((req, res) =>
       middleware(req, res, () => {
-        if (req.url?.startsWith('/denied')) {
+        if (req.url?.startsWith('/quiet')) {
+          res.writeHead(req.headers.authorization ? 200 : 401).end(currentRequestId());
+        } else if (req.url?.startsWith('/denied')) {
           logOf(req).warn('refused');
           res.setHeader('www-authenticate', 'Bearer error="invalid_token"');
           res.writeHead(401).end();
@@ -152,6 +154,20 @@ describe('request logs at info', () => {
     expect(completed('detail-500')).toMatchObject({ level: 'error', req: { url: '/boom', headers: expect.any(Object) }, res: { statusCode: 500 } });
     expect(completed('detail-500')).not.toHaveProperty('err');
     expect(JSON.stringify(lines)).not.toMatch(/token-value-777|query-value-666|cookie-value-888/);
+  });
+
+  it('leave out the successful answers of a quiet path, not its refusals, and tell handlers the request id', async () => {
+    const ok = await fetch(`${origin}/quiet?x=1`, { headers: { 'x-request-id': 'quiet-ok', authorization: 'Basic eDp5' } });
+    const refused = await fetch(`${origin}/quiet`, { headers: { 'x-request-id': 'quiet-401' } });
+    expect([ok.status, await ok.text(), refused.status]).toEqual([200, 'quiet-ok', 401]);
+    await fetch(`${origin}/api/v1/courses`, { headers: { 'x-request-id': 'after-quiet' } });
+    expect(completed('after-quiet')).toBeDefined();
+    expect(completed('quiet-ok')).toBeUndefined();
+    expect(completed('quiet-401')).toMatchObject({ level: 'info', req: { url: '/quiet' }, res: { statusCode: 401 } });
+  });
+
+  it('have no request id outside a request', () => {
+    expect(currentRequestId()).toBeUndefined();
   });
 });
 

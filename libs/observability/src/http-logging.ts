@@ -19,6 +19,13 @@ export interface LoggingOptions {
    * see log-format.ts). Tests pass a stream they can read.
    */
   destination?: DestinationStream;
+  /**
+   * Paths whose successful answers (2xx) are logged at debug, like the probes: machine-to-machine
+   * calls at a high rate whose caller logs the request that caused them (the auth server's
+   * introspection: the resource server forwards its x-request-id). Their refusals and failures
+   * keep their line at info or error, with the request id.
+   */
+  quietSuccessPaths?: readonly string[];
 }
 
 /** JSON lines: ISO time, level by name, the service; credentials redacted wherever they appear. */
@@ -32,10 +39,14 @@ export function baseLoggerOptions({ service, level }: LoggingOptions): LoggerOpt
   };
 }
 
-/** Probes at debug (they come every few seconds), failures at error, everything else at info. */
-export function requestLogLevel(statusCode: number, { probe, error }: { probe: boolean; error?: unknown }): Level {
+/**
+ * Probes at debug (they come every few seconds), and a quiet path's successful answers (see
+ * LoggingOptions.quietSuccessPaths); failures at error; everything else at info.
+ */
+export function requestLogLevel(statusCode: number, { probe, quiet = false, error }: { probe: boolean; quiet?: boolean; error?: unknown }): Level {
   if (probe) return 'debug';
   if (error || statusCode >= 500) return 'error';
+  if (quiet && statusCode < 300) return 'debug';
   return 'info';
 }
 
@@ -145,6 +156,7 @@ export function requestLoggingHook(middleware: RequestLoggingMiddleware) {
  */
 export function requestLogging(options: LoggingOptions): RequestLoggingMiddleware {
   const root = pino(serviceLoggerOptions(options), options.destination ?? defaultRequestLogDestination());
+  const quietPaths = new Set(options.quietSuccessPaths);
   return (req, res, next) => {
     // Fastify has already taken the id (FastifyAdapter genReqId); requestLoggingHook copies it to the raw request.
     const raw = req as LoggedIncomingMessage;
@@ -155,7 +167,8 @@ export function requestLogging(options: LoggingOptions): RequestLoggingMiddlewar
     const complete = () => {
       res.removeListener('finish', complete);
       res.removeListener('close', complete);
-      const level = requestLogLevel(res.statusCode, { probe: isOperationalPath(pathOf(req.url)) });
+      const path = pathOf(req.url);
+      const level = requestLogLevel(res.statusCode, { probe: isOperationalPath(path), quiet: quietPaths.has(path) });
       if (!log.isLevelEnabled(level)) return;
       log[level](
         { ...completionLine(req, res, requestLineIsDetailed(res.statusCode, options.level)), responseTime: Date.now() - start },
@@ -168,6 +181,15 @@ export function requestLogging(options: LoggingOptions): RequestLoggingMiddlewar
     // nestjs-pino's Logger finds the request's logger here (what its own middleware would bind).
     storage.run(new Store(log), next);
   };
+}
+
+/**
+ * The id of the request being handled (requestLogging's context), to pass on to the services
+ * this one calls for it; undefined outside a request.
+ */
+export function currentRequestId(): string | undefined {
+  const reqId: unknown = storage.getStore()?.logger.bindings()['reqId'];
+  return typeof reqId === 'string' ? reqId : undefined;
 }
 
 interface FastifyRequestView {

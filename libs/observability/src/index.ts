@@ -19,6 +19,7 @@ export { isOperationalPath, OPERATIONAL_PATHS } from './operational-paths';
 export { defaultLogDestination, humanLogStream, humanMessage, LOG_FORMATS, logFormat, type LogFormat } from './log-format';
 export {
   baseLoggerOptions,
+  currentRequestId,
   fastifyLoggerOptions,
   nestLoggerParams,
   requestLineIsDetailed,

@@ -104,7 +104,11 @@ beforeAll(async () => {
   for (const name of ['access_token', 'refresh_token', 'id_token']) keep(name, tokens[name]);
 
   await fetch(`${origin}/api/oauth/userinfo`, { headers: { authorization: `Bearer ${tokens['access_token']}` } });
-  await post('/api/oauth/introspect', { token: tokens['access_token'], client_id: INTROSPECTION_CLIENT.id, client_secret: INTROSPECTION_CLIENT.secret });
+  await post(
+    '/api/oauth/introspect',
+    { token: tokens['access_token'], client_id: INTROSPECTION_CLIENT.id, client_secret: INTROSPECTION_CLIENT.secret },
+    { 'x-request-id': 'log-test-introspect' },
+  );
   const refreshed = (await (
     await post('/api/oauth/token', { grant_type: 'refresh_token', refresh_token: tokens['refresh_token'], client_id: client.id, client_secret: client.secret })
   ).json()) as Record<string, string>;
@@ -163,6 +167,12 @@ describe('request logs', () => {
     );
     expect(approval).toMatchObject({ res: { statusCode: 303, headers: { location: `${REDIRECT_URI}?[Redacted]` } } });
     expect(redirect.searchParams.get('code')).toBeTruthy();
+  });
+
+  it('put a successful introspection at debug (its caller logs the request behind it) and a refused one at info', () => {
+    const completedLine = (reqId: string) => lines().find((line) => line.reqId === reqId && line.msg === 'request completed');
+    expect(completedLine('log-test-introspect')).toMatchObject({ level: 'debug', req: { url: '/api/oauth/introspect' }, res: { statusCode: 200 } });
+    expect(completedLine('log-test-basic')).toMatchObject({ level: 'info', req: { url: '/api/oauth/introspect' }, res: { statusCode: 400 } });
   });
 
   it('redact the Authorization and Cookie headers', () => {

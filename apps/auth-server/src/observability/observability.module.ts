@@ -1,4 +1,5 @@
 import { type DynamicModule, Global, Module } from '@nestjs/common';
+import { OAUTH_PATHS } from '@platform/contracts';
 import { type LoggingOptions, nestLoggerParams, REQUEST_LOGGING, requestLogging } from '@platform/observability';
 import { LoggerModule } from 'nestjs-pino';
 import { AuthMetrics } from './auth-metrics';
@@ -9,7 +10,9 @@ import { MetricsController } from './metrics.controller';
 @Module({})
 export class ObservabilityModule {
   static register(logging: Omit<LoggingOptions, 'service'>): DynamicModule {
-    const options: LoggingOptions = { service: 'auth-server', ...logging };
+    // Introspection's 200s at debug: the resource server asks it on every cache miss and logs
+    // the request that caused it, whose x-request-id it forwards (libs/bearer-auth).
+    const options: LoggingOptions = { service: 'auth-server', quietSuccessPaths: [OAUTH_PATHS.introspection], ...logging };
     return {
       module: ObservabilityModule,
       imports: [LoggerModule.forRoot(nestLoggerParams(options))],

@@ -89,6 +89,12 @@ describe('request logs', () => {
     expect(String(detail?.msg)).toContain('introspection request failed');
   });
 
+  it('pass the request id on to the introspection made for the request', () => {
+    const unknownTokenRequest = lines().find((line) => line.msg === 'request completed' && (line['res'] as { statusCode: number }).statusCode === 401);
+    expect(unknownTokenRequest?.reqId).toEqual(expect.any(String));
+    expect(authServer.introspectionRequestIds).toEqual(['rs-first', unknownTokenRequest?.reqId]);
+  });
+
   it('keep probes below info', () => {
     const probe = lines().find((line) => (line['req'] as { url?: string } | undefined)?.url === '/healthz');
     expect(probe?.level).toBe('debug');

@@ -11,6 +11,8 @@ export class AuthServerStub {
   readonly tokens = new Map<string, { scope: string; schoolId?: string }>();
   healthy = true;
   introspections = 0;
+  /** The x-request-id of each introspection call, in order. */
+  readonly introspectionRequestIds: (string | undefined)[] = [];
   origin = '';
   private held?: Promise<void>;
   private arrived?: () => void;
@@ -24,6 +26,7 @@ export class AuthServerStub {
     app.get('/healthz', async (_request, reply) => reply.status(this.healthy ? 200 : 503).send({ status: this.healthy ? 'ok' : 'error' }));
     app.post(OAUTH_PATHS.introspection, async (request) => {
       this.introspections++;
+      this.introspectionRequestIds.push(request.headers['x-request-id'] as string | undefined);
       this.arrived?.();
       await this.held;
       const token = this.tokens.get((request.body as Record<string, string>)['token'] ?? '');
