@@ -152,6 +152,11 @@ describe(`the nginx configuration (${NGINX_CONF_PATH})`, () => {
     expect(unguarded.map((location) => location.path)).toEqual([]);
   });
 
+  it('logs one JSON line per request (probes aside), written in batches at least every second', () => {
+    expect(committed).toContain('access_log /dev/stdout platform buffer=32k flush=1s if=$platform_logged;');
+    expect(committed).toMatch(/log_format platform escape=json '\{"time":"\$time_iso8601","reqId":"\$platform_request_id"/);
+  });
+
   it('keeps connections to each service alive, idle for less time than the service keeps them', () => {
     const upstreams = upstreamsOf(committed);
     expect([...upstreams.keys()]).toEqual([...SERVICES]);

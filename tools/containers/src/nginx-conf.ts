@@ -413,6 +413,8 @@ export function renderNginxConf(options: NginxConfOptions = COMPOSE_NGINX_OPTION
     '',
     // One JSON line per request with the request id, the path as sent (never the query string,
     // which may carry codes), the status; probes not logged (the gateway logs them at debug).
+    // Written in 32 KB batches, at least every second (and when nginx stops or reopens its
+    // logs): one write(2) per request was ~12 µs of nginx's ~98 µs of CPU per request (issue 12).
     '  map $request_uri $platform_log_path {',
     '    "~^(?<path>[^?]*)" $path;',
     '  }',
@@ -423,7 +425,7 @@ export function renderNginxConf(options: NginxConfOptions = COMPOSE_NGINX_OPTION
     '  }',
     '  log_format platform escape=json \'{"time":"$time_iso8601","reqId":"$platform_request_id","method":"$request_method",\'',
     '    \'"path":"$platform_log_path","status":$status,"responseTime":$request_time,"upstream":"$upstream_addr"}\';',
-    '  access_log /dev/stdout platform if=$platform_logged;',
+    '  access_log /dev/stdout platform buffer=32k flush=1s if=$platform_logged;',
     '',
     ...indent(upstreamBlocks(options), 1),
     '',
