@@ -62,7 +62,16 @@ export const SERVICE_NODE_ARGS = Object.freeze(['--max-old-space-size=384']);
  * the auth server's heap grew to 93-193 MB (49-56 MB live after GC) with every semi-space tried
  * (16, 8, 4, 2 MB): V8's heap-growing heuristic at a high allocation rate, not the young generation.
  */
-export const EMBEDDED_SERVICE_NODE_ARGS = Object.freeze([...SERVICE_NODE_ARGS, '--max-semi-space-size=4']);
+/*
+ * It adds --optimize-for-size as well: V8 then grows its heaps and keeps compiled code for a
+ * smaller footprint. The embedded platform after embedded-memory.mjs's workload (Node 20, 3 runs
+ * each, same day): 588-614 MB without it (the previous commit's code: 591-612), 571-586 MB with
+ * it, ~20 MB of it the auth server's and ~7 MB the gateway's. Its cost is CPU: 50-60 % more per
+ * request on servers (bench on real PostgreSQL, same session: course list 174-201 → 211-266 µs,
+ * introspection 129-148 → 209-233, refresh 292-346 → 430-535), so the embedded mode only, where
+ * one person's requests wait on PGlite, not on the service's CPU.
+ */
+export const EMBEDDED_SERVICE_NODE_ARGS = Object.freeze([...SERVICE_NODE_ARGS, '--max-semi-space-size=4', '--optimize-for-size']);
 
 /**
  * glibc malloc settings of every service process, read by glibc at process start (so they can
