@@ -17,8 +17,15 @@ const root = path.resolve(__dirname, '../..');
 
 /** A private RSA JWK for RS256 ID tokens, as the auth-server expects it (kid, alg, use). */
 function generateSigningJwk() {
-  const { privateKey } = crypto.generateKeyPairSync('rsa', { modulusLength: 2048 });
-  const jwk = privateKey.export({ format: 'jwk' });
+  // Exported through a key object of its own (made from the PKCS #8 form), never the one the
+  // generation job returned: that one shares the job's mutex, and Node 20 deadlocked here in CI
+  // (the JWK export holds the mutex and allocates; the GC destroys the job, which waits for it).
+  const { privateKey } = crypto.generateKeyPairSync('rsa', {
+    modulusLength: 2048,
+    publicKeyEncoding: { type: 'spki', format: 'der' },
+    privateKeyEncoding: { type: 'pkcs8', format: 'der' },
+  });
+  const jwk = crypto.createPrivateKey({ key: privateKey, format: 'der', type: 'pkcs8' }).export({ format: 'jwk' });
   // RFC 7638: the SHA-256 of the required members in lexicographic order, base64url.
   const thumbprint = crypto
     .createHash('sha256')

@@ -2,7 +2,7 @@
 // the environment, V8 flags and malloc settings tools/platform/start.mjs would give it (so the pid measured is the service's
 // own), pinned to the services' core; plus panva's oidc-provider. Stops all of it.
 import { execFileSync, fork, spawn, spawnSync } from 'node:child_process';
-import { generateKeyPairSync, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -11,6 +11,7 @@ import pg from 'pg';
 import { prepareServerDatabases } from '../../platform/databases.mjs';
 import { relayEventBus, waitUntilListening } from '../../platform/processes.mjs';
 import { SERVICE_NODE_ARGS, existingServices, mainOf, serviceProcessEnv } from '../../platform/services.mjs';
+import generateEnv from '../../containers/generate-env.cjs';
 import { createFreshDatabases, freePort } from '../../platform/fresh-databases.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -28,10 +29,6 @@ export function build() {
   if (result.status !== 0) throw new Error(`the build failed:\n${result.stdout}\n${result.stderr}`);
 }
 
-function signingJwk() {
-  const jwk = generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ format: 'jwk' });
-  return { ...jwk, kid: `bench-${randomBytes(4).toString('hex')}`, alg: 'RS256', use: 'sig' };
-}
 
 function startProcess(name, main, { env, cores, nodeArgs = [], args = [], logFile }) {
   const log = openSync(logFile, 'a');
@@ -187,7 +184,8 @@ export async function startPlatform({ pinning, profile, log }) {
       opIntrospection: randomBytes(24).toString('base64url'),
       opClientCredentials: randomBytes(24).toString('base64url'),
     };
-    const jwk = signingJwk();
+    // A private RS256 JWK made as the stack's .env is (see generate-env.cjs for why it is made that way).
+    const jwk = generateEnv.generateSigningJwk();
     const base = { ...process.env };
     for (const name of ['DATABASE_URL', 'AUTH_DATABASE_URL', 'RESOURCE_DATABASE_URL', 'REDIS_URL', 'OIDC_SIGNING_KEYS_FILE']) delete base[name];
     const serviceEnv = {

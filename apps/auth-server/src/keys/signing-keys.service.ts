@@ -1,7 +1,9 @@
 import { Inject, Injectable, Logger, OnModuleInit } from '@nestjs/common';
-import { calculateJwkThumbprint, type CryptoKey, exportJWK, generateKeyPair, importJWK, type JWK, SignJWT } from 'jose';
+import { calculateJwkThumbprint, type CryptoKey, importJWK, type JWK, SignJWT } from 'jose';
+import { createPrivateKey, generateKeyPair } from 'node:crypto';
 import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { promisify } from 'node:util';
 import { AUTH_CONFIG, type AuthConfig, ConfigError } from '../config/auth-config';
 
 export const ID_TOKEN_ALG = 'RS256';
@@ -72,8 +74,16 @@ export class SigningKeysService implements OnModuleInit {
 }
 
 export async function generatePrivateJwk(): Promise<JWK> {
-  const { privateKey } = await generateKeyPair(ID_TOKEN_ALG, { extractable: true, modulusLength: 2048 });
-  const jwk = await exportJWK(privateKey);
+  // The new key is exported as JWK through a key object of its own, made from its PKCS #8 form:
+  // a key object that shares its key with the generation job can deadlock Node 20 (seen in CI:
+  // the export holds the key's mutex, allocates, the GC destroys the finished job, whose
+  // destructor waits for the same mutex).
+  const { privateKey } = await promisify(generateKeyPair)('rsa', {
+    modulusLength: 2048,
+    publicKeyEncoding: { type: 'spki', format: 'der' },
+    privateKeyEncoding: { type: 'pkcs8', format: 'der' },
+  });
+  const jwk = createPrivateKey({ key: privateKey, format: 'der', type: 'pkcs8' }).export({ format: 'jwk' }) as JWK;
   jwk.kid = await calculateJwkThumbprint(jwk);
   jwk.alg = ID_TOKEN_ALG;
   jwk.use = 'sig';
