@@ -20,6 +20,8 @@ function generateSigningJwk() {
   // Exported through a key object of its own (made from the PKCS #8 form), never the one the
   // generation job returned: that one shares the job's mutex, and Node 20 deadlocked here in CI
   // (the JWK export holds the mutex and allocates; the GC destroys the job, which waits for it).
+  // The auth server's generatePrivateJwk (apps/auth-server/src/keys) does the same with jose's
+  // thumbprint; this copy uses node: built-ins only, so the compose quick start needs no npm install.
   const { privateKey } = crypto.generateKeyPairSync('rsa', {
     modulusLength: 2048,
     publicKeyEncoding: { type: 'spki', format: 'der' },

@@ -29,7 +29,6 @@ export function build() {
   if (result.status !== 0) throw new Error(`the build failed:\n${result.stdout}\n${result.stderr}`);
 }
 
-
 function startProcess(name, main, { env, cores, nodeArgs = [], args = [], logFile }) {
   const log = openSync(logFile, 'a');
   const execArgv = ['-r', PROBE, ...nodeArgs];

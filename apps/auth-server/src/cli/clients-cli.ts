@@ -49,12 +49,15 @@ const OPTIONS = {
 
 /** The options that take a value (the next argument, unless written `--name=value`). */
 const VALUE_OPTIONS = new Set(Object.entries(OPTIONS).flatMap(([name, option]) => (option.type === 'string' ? [`--${name}`] : [])));
+/** The options' one-letter forms (`-h`): the only arguments with a single "-" that are not ids. */
+const SHORT_OPTIONS = new Set(Object.values(OPTIONS).flatMap((option) => ('short' in option ? [`-${option.short}`] : [])));
 
 /**
  * Client ids are base64url, so one made before ids were drawn without a leading "-" (or a
  * self-registered one from an older release) can begin with it; parseArgs would read
- * `show -AbC…` as options. Every option here is `--long` or `-h`, so any other argument that
- * begins with a single "-" and is not an option's value is an id: it goes after a `--`.
+ * `show -AbC…` as options. Every option here is `--long` or a one-letter form (SHORT_OPTIONS), so
+ * any other argument that begins with a single "-" and is not an option's value is an id: it goes
+ * after a `--`.
  */
 function dashLeadingIdsLast(argv: readonly string[]): string[] {
   const args: string[] = [];
@@ -63,7 +66,7 @@ function dashLeadingIdsLast(argv: readonly string[]): string[] {
     const arg = argv[i];
     if (arg === '--') return [...args, '--', ...ids, ...argv.slice(i + 1)];
     if (VALUE_OPTIONS.has(arg) && i + 1 < argv.length) args.push(arg, argv[++i]);
-    else if (/^-[^-]/.test(arg) && arg !== '-h') ids.push(arg);
+    else if (/^-[^-]/.test(arg) && !SHORT_OPTIONS.has(arg)) ids.push(arg);
     else args.push(arg);
   }
   return ids.length > 0 ? [...args, '--', ...ids] : args;

@@ -77,7 +77,8 @@ export async function generatePrivateJwk(): Promise<JWK> {
   // The new key is exported as JWK through a key object of its own, made from its PKCS #8 form:
   // a key object that shares its key with the generation job can deadlock Node 20 (seen in CI:
   // the export holds the key's mutex, allocates, the GC destroys the finished job, whose
-  // destructor waits for the same mutex).
+  // destructor waits for the same mutex). tools/containers/generate-env.cjs makes the stack's
+  // keys the same way.
   const { privateKey } = await promisify(generateKeyPair)('rsa', {
     modulusLength: 2048,
     publicKeyEncoding: { type: 'spki', format: 'der' },

@@ -6,7 +6,7 @@ import { promisify } from 'node:util';
 import { TOKEN_REVOKED_CHANNEL, type TokenRevokedEvent } from '@platform/contracts';
 import { RedisEventBus } from '@platform/event-bus';
 import { createTestDatabase, describeIfPostgres, describeIfRedis, type TestDatabase } from '../../../../tools/test-support';
-import { runClientsCli } from '../../src/cli/clients-cli';
+import { runClientsCli, USAGE } from '../../src/cli/clients-cli';
 import { hashToken } from '../../src/crypto/tokens';
 import type { AuthConfig } from '../../src/config/auth-config';
 import { PrismaService } from '../../src/database/prisma.service';
@@ -115,6 +115,8 @@ describeIfPostgres('clients CLI on a real PostgreSQL', () => {
     expect((await cli(env, 'delete', '--yes', '--', clientId)).status).toBe(0);
     expect(await prisma.client.findUnique({ where: { id: clientId } })).toBeNull();
     expect((await cli(env, 'create', '--name', '-Acme', '--redirect-uri', 'https://lms.acme.example/cb')).err).toContain('ambiguous');
+    // An option's one-letter form is still an option, wherever it stands.
+    expect(await cli(env, 'show', '-h')).toEqual({ status: 0, out: USAGE, err: '' });
   });
 
   it('answers usage errors and unknown ids with status 2, never a stack trace', async () => {
