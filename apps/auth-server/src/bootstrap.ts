@@ -2,7 +2,7 @@ import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { databaseErrorClassifier } from '@platform/database-errors';
 import { createEventBus } from '@platform/event-bus';
 import { registerErrorClassifier } from '@platform/oauth-errors';
-import { completeServiceApp, createServiceApp, listenService, type ServiceAppOptions } from '@platform/service-runtime';
+import { completeServiceApp, createServiceApp, listenService, registerCors, type ServiceAppOptions } from '@platform/service-runtime';
 import { DemoSeeder } from './accounts/demo-seeder';
 import { registerAuthServerLimits } from './accounts/rate-limits';
 import { AppModule } from './app.module';
@@ -34,10 +34,10 @@ export async function createAuthServer(
     },
     options,
   );
+  // @fastify/cors (as the resource server), with a policy per path: cors/cors-policy.ts.
+  await registerCors(app, { delegator: (request, callback) => callback(null, corsOptionsFor(request.url)) });
   await registerAuthorizePlugins(app.getHttpAdapter().getInstance());
   await registerAuthServerLimits(app, config);
-  // @fastify/cors (as the resource server), with a policy per path: cors/cors-policy.ts.
-  app.enableCors({ delegator: (request, callback) => callback(null, corsOptionsFor(request.url)) });
   await completeServiceApp(app, options.eventBus ? undefined : eventBus);
   if (config.seedDemoData) await app.get(DemoSeeder).seed();
   return app;

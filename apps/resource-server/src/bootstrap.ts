@@ -2,7 +2,7 @@ import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { databaseErrorClassifier } from '@platform/database-errors';
 import { createEventBus } from '@platform/event-bus';
 import { registerErrorClassifier } from '@platform/oauth-errors';
-import { completeServiceApp, createServiceApp, listenService, type ServiceAppOptions } from '@platform/service-runtime';
+import { completeServiceApp, createServiceApp, listenService, registerCors, type ServiceAppOptions } from '@platform/service-runtime';
 import { AppModule } from './app.module';
 import type { ResourceConfig } from './config/resource-config';
 import { ResourceMetrics } from './observability/resource-metrics';
@@ -35,7 +35,7 @@ export async function createResourceServer(
   registerUploadParsers(app.getHttpAdapter().getInstance(), config.storage.maxUploadBytes);
   // Browser clients on any origin call the API with bearer tokens, never cookies: no
   // credentials, so no origin can ride on a user's session.
-  app.enableCors({
+  await registerCors(app, {
     origin: '*',
     credentials: false,
     methods: ['GET', 'HEAD', 'POST', 'PATCH', 'DELETE', 'OPTIONS'],

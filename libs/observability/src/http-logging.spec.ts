@@ -1,12 +1,13 @@
-import { createServer, type IncomingMessage, type Server } from 'node:http';
+import { storage } from 'nestjs-pino/storage';
+import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import pino, { type Logger } from 'pino';
 import { baseLoggerOptions, currentRequestId, requestLogging } from './http-logging';
 
 type Line = Record<string, unknown> & { level: string; msg: string; reqId?: string };
 
-/** The request's logger, as the handlers inside a request reach it. */
-const logOf = (req: IncomingMessage) => (req as IncomingMessage & { log: Logger }).log;
+/** The request's logger, as the handlers inside a request reach it (nestjs-pino's Logger reads the same store). */
+const requestLogger = (): Logger => (storage.getStore() as { logger: Logger }).logger;
 
 /** A pino destination the test reads back, one parsed JSON object per line. */
 function collector() {
@@ -23,7 +24,7 @@ describe('request logs of a service (requestLogging)', () => {
     const middleware = requestLogging({ service: 'test-service', level: 'debug', destination: stream });
     server = createServer((req, res) =>
       middleware(req, res, () => {
-        logOf(req).info('handling');
+        requestLogger().info('handling');
         if (req.url?.startsWith('/redirect')) {
           res.setHeader('set-cookie', 'sid=cookie-value-123; HttpOnly');
           res.writeHead(302, { location: 'http://127.0.0.1:8765/callback?code=the-code-456&state=the-state' }).end();
@@ -99,7 +100,7 @@ describe('request logs at info', () => {
         if (req.url?.startsWith('/quiet')) {
           res.writeHead(req.headers.authorization ? 200 : 401).end(currentRequestId());
         } else if (req.url?.startsWith('/denied')) {
-          logOf(req).warn('refused');
+          requestLogger().warn('refused');
           res.setHeader('www-authenticate', 'Bearer error="invalid_token"');
           res.writeHead(401).end();
         } else if (req.url === '/boom') {

@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { hostname } from 'node:os';
 import type { Params } from 'nestjs-pino';
-import { Store, storage } from 'nestjs-pino/storage';
+import { type Store, storage } from 'nestjs-pino/storage';
 import pino, { type DestinationStream, type Level, type Logger, type LoggerOptions } from 'pino';
 import type { Options as PinoHttpOptions } from 'pino-http';
 import { defaultLogDestination, defaultRequestLogDestination } from './log-format';
@@ -81,11 +81,15 @@ export function requestLineIsDetailed(statusCode: number, level: LogLevel, error
   return statusCode >= 300 || error !== undefined || level === 'debug' || level === 'trace';
 }
 
-function completionLine(req: IncomingMessage, res: ServerResponse, detailed: boolean) {
+/** The headers a response was sent with: Fastify's own and any set on the raw response (handOverToRaw, Node). */
+export type ResponseHeadersOf = () => Record<string, unknown>;
+
+function completionLine(req: IncomingMessage, res: ServerResponse, detailed: boolean, responseHeaders?: ResponseHeadersOf) {
   if (!detailed) return { req: new LoggedRequest(req.method, pathOf(req.url)), res: new LoggedResponse(res.statusCode) };
+  const sent = responseHeaders ? { ...responseHeaders(), ...res.getHeaders() } : res.getHeaders();
   return {
     req: new LoggedRequest(req.method, pathOf(req.url), censoredHeaders('req', req.headers), req.socket?.remoteAddress),
-    res: new LoggedResponse(res.statusCode, censoredHeaders('res', res.getHeaders())),
+    res: new LoggedResponse(res.statusCode, censoredHeaders('res', sent)),
   };
 }
 
@@ -123,8 +127,13 @@ export function nestLoggerParams(options: LoggingOptions): Params {
   return { pinoHttp: destination ? [pinoOptions, destination] : pinoOptions, useExisting: true, forRoutes: [] };
 }
 
-type LoggedIncomingMessage = IncomingMessage & { id?: unknown; log?: Logger };
-export type RequestLoggingMiddleware = (req: IncomingMessage, res: ServerResponse, next: () => void) => void;
+type LoggedIncomingMessage = IncomingMessage & { id?: unknown };
+/**
+ * A Connect-style middleware, plus where the response's headers are read at completion when the
+ * server keeps them itself (Fastify writes its reply headers with writeHead, which Node does not
+ * keep for getHeaders()).
+ */
+export type RequestLoggingMiddleware = (req: IncomingMessage, res: ServerResponse, next: () => void, responseHeaders?: ResponseHeadersOf) => void;
 
 /** The provider of a service's request logging (ObservabilityModule), which createServiceApp installs. */
 export const REQUEST_LOGGING = Symbol('REQUEST_LOGGING');
@@ -138,10 +147,31 @@ export const REQUEST_LOGGING = Symbol('REQUEST_LOGGING');
  * rest of the request runs inside nestjs-pino's request context.
  */
 export function requestLoggingHook(middleware: RequestLoggingMiddleware) {
-  return (request: { id: string; raw: IncomingMessage }, reply: { raw: ServerResponse }, done: () => void): void => {
+  return (request: { id: string; raw: IncomingMessage }, reply: { raw: ServerResponse; getHeaders(): Record<string, unknown> }, done: () => void): void => {
     (request.raw as LoggedIncomingMessage).id = request.id;
-    middleware(request.raw, reply.raw, done);
+    middleware(request.raw, reply.raw, done, () => reply.getHeaders());
   };
+}
+
+/**
+ * nestjs-pino's request context (its Store: `logger`, read by its Logger and PinoLogger) with the
+ * request's child logger made on first use: most requests log nothing but their completion
+ * line, which the root logger writes with the reqId itself. pino's child() costs a copy of the
+ * logger and its bindings' serialization, on every request that never needed it (issue 12).
+ */
+class RequestLogContext {
+  private child: Logger | undefined;
+  readonly responseLogger = undefined;
+
+  constructor(
+    private readonly root: Logger,
+    readonly reqId: string,
+  ) {}
+
+  get logger(): Logger {
+    this.child ??= this.root.child({ reqId: this.reqId });
+    return this.child;
+  }
 }
 
 /**
@@ -157,21 +187,20 @@ export function requestLoggingHook(middleware: RequestLoggingMiddleware) {
 export function requestLogging(options: LoggingOptions): RequestLoggingMiddleware {
   const root = pino(serviceLoggerOptions(options), options.destination ?? defaultRequestLogDestination());
   const quietPaths = new Set(options.quietSuccessPaths);
-  return (req, res, next) => {
+  return (req, res, next, responseHeaders) => {
     // Fastify has already taken the id (FastifyAdapter genReqId); requestLoggingHook copies it to the raw request.
     const raw = req as LoggedIncomingMessage;
     const reqId = typeof raw.id === 'string' ? raw.id : requestIdFrom(req.headers[REQUEST_ID_HEADER]);
-    const log = root.child({ reqId });
-    raw.log = log;
     const start = Date.now();
     const complete = () => {
       res.removeListener('finish', complete);
       res.removeListener('close', complete);
       const path = pathOf(req.url);
       const level = requestLogLevel(res.statusCode, { probe: isOperationalPath(path), quiet: quietPaths.has(path) });
-      if (!log.isLevelEnabled(level)) return;
-      log[level](
-        { ...completionLine(req, res, requestLineIsDetailed(res.statusCode, options.level)), responseTime: Date.now() - start },
+      if (!root.isLevelEnabled(level)) return;
+      // The root logger with the reqId first: the same line a child bound to it would write.
+      root[level](
+        { reqId, ...completionLine(req, res, requestLineIsDetailed(res.statusCode, options.level), responseHeaders), responseTime: Date.now() - start },
         // One message for every request; the level tells failures apart.
         res.writableEnded ? 'request completed' : 'request aborted',
       );
@@ -179,7 +208,7 @@ export function requestLogging(options: LoggingOptions): RequestLoggingMiddlewar
     res.on('finish', complete);
     res.on('close', complete);
     // nestjs-pino's Logger finds the request's logger here (what its own middleware would bind).
-    storage.run(new Store(log), next);
+    storage.run(new RequestLogContext(root, reqId) as unknown as Store, next);
   };
 }
 
@@ -188,7 +217,9 @@ export function requestLogging(options: LoggingOptions): RequestLoggingMiddlewar
  * this one calls for it; undefined outside a request.
  */
 export function currentRequestId(): string | undefined {
-  const reqId: unknown = storage.getStore()?.logger.bindings()['reqId'];
+  const store: unknown = storage.getStore();
+  if (store instanceof RequestLogContext) return store.reqId;
+  const reqId: unknown = (store as Store | undefined)?.logger.bindings()['reqId'];
   return typeof reqId === 'string' ? reqId : undefined;
 }
 

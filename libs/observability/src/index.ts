@@ -13,7 +13,7 @@ export {
   type OperationsConfig,
 } from './operations-config';
 export { REQUEST_ID_HEADER, requestIdFrom } from './request-id';
-export { echoRequestId, genReqId } from './request-context';
+export { echoRequestId, genReqId, handOverToRaw } from './request-context';
 export { censor, censoredHeaders, pathOf, REDACT_PATHS, REDACTED } from './redaction';
 export { isOperationalPath, OPERATIONAL_PATHS } from './operational-paths';
 export { defaultLogDestination, humanLogStream, humanMessage, LOG_FORMATS, logFormat, type LogFormat } from './log-format';

@@ -1,7 +1,6 @@
 export { type Admission, type BackoffPolicy, type Outcome, type RateLimitStore, type WindowHit, lockAfterFailure } from './store';
 export { MemoryRateLimitStore } from './memory-store';
 export { RedisRateLimitStore, type RedisRateLimitStoreOptions } from './redis-store';
-export { fastifyRateLimitStore } from './fastify-store';
 export { addressBucket, trustedProxiesSchema, validateTrustedProxies } from './client-ip';
 export {
   registerRateLimits,

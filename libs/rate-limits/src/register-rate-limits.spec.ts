@@ -111,6 +111,24 @@ describe('registerRateLimits with the OAuth rules', () => {
     await fastify.close();
   });
 
+  it('hooks only the limited routes: a route without a limit runs none of its code', async () => {
+    const fastify = await app();
+    await fastify.ready();
+    // printRoutes lists each route's own hooks under it, up to the next route.
+    const lines = fastify.printRoutes({ includeHooks: true, commonPrefix: false }).split('\n');
+    const hooksOf = (route: string) => {
+      const rest = lines.slice(lines.findIndex((line) => line.includes(route)) + 1);
+      const end = rest.findIndex((line) => / \((GET|HEAD|POST)\)/.test(line));
+      return rest.slice(0, end === -1 ? undefined : end).join('\n');
+    };
+    expect(hooksOf('/free (GET)')).not.toMatch(/onRequest|preHandler/);
+    expect(hooksOf('/register (POST)')).toMatch(/\(onRequest\)/);
+    expect(hooksOf('/register (POST)')).not.toMatch(/preHandler/);
+    expect(hooksOf('/token (POST)')).toMatch(/\(onRequest\)[\s\S]*\(preHandler\)/);
+    expect(hooksOf('/introspect (POST)')).toMatch(/\(preHandler\)/);
+    await fastify.close();
+  });
+
   it('registers nothing when switched off', async () => {
     const fastify = await app({ enabled: false });
     for (let i = 0; i < 5; i++) expect((await post(fastify, '/register')).statusCode).toBe(200);

@@ -7,7 +7,7 @@ export interface WindowHit {
 }
 
 /**
- * Fixed windows are @fastify/rate-limit's (register-rate-limits.ts) on these stores. The stores and
+ * Fixed windows are counted on these stores (register-rate-limits.ts). The stores and
  * the login backoff are kept rather than rate-limiter-flexible (issue 14 asked): the backoff admits
  * at most `maxPending` attempts of a key at once and settles each by its ticket, so a burst of
  * parallel password guesses stops before the first failures are counted, which rate-limiter-flexible's

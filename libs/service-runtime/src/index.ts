@@ -1,2 +1,3 @@
 export { completeServiceApp, createServiceApp, listenService, type ServiceAppDefinition, type ServiceAppOptions } from './service-app';
+export { registerCors } from './cors';
 export { runService, type ServiceProcess } from './run-service';

@@ -10,6 +10,7 @@ import {
 } from '@modelcontextprotocol/server';
 import { type NodeMcpRequestHandler, toNodeHandler } from '@modelcontextprotocol/node';
 import { ANONYMOUS, type AuthPrincipal, bearerTokenOf, TokenValidator, withChallenge } from '@platform/bearer-auth';
+import { handOverToRaw } from '@platform/observability';
 import { toOAuthError } from '@platform/oauth-errors';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { createMcpServer } from './mcp-server';
@@ -84,7 +85,7 @@ export class McpHttpHandler implements OnModuleDestroy {
     if (challenge) throw challenge;
 
     // From here the SDK writes the response on the raw Node objects; Fastify must not.
-    reply.hijack();
+    handOverToRaw(reply);
     (request.raw as { auth?: AuthInfo }).auth = caller.authInfo;
     await this.serve(request.raw, reply.raw, request.body);
   }

@@ -136,3 +136,28 @@ describe('metrics', () => {
     expect(text).not.toContain('route="/healthz"');
   });
 });
+
+describe('the MCP endpoint, whose answers the SDK writes on the raw response', () => {
+  it('answers with the request id and the CORS headers Fastify held, and logs every header it sent', async () => {
+    const response = await app.inject({
+      method: 'POST',
+      url: '/mcp',
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        'mcp-protocol-version': '2025-11-25',
+        origin: authServer.origin,
+        'x-request-id': 'rs-mcp',
+      },
+      payload: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+    });
+    expect(response.statusCode).toBe(200);
+    expect(response.headers['x-request-id']).toBe('rs-mcp');
+    expect(response.headers['access-control-allow-origin']).toBe('*');
+    expect(response.headers['access-control-expose-headers']).toBe('WWW-Authenticate');
+    // At debug every line is detailed: the headers of both Fastify and the SDK.
+    expect(completed('rs-mcp')).toMatchObject({
+      res: { statusCode: 200, headers: { 'x-request-id': 'rs-mcp', 'access-control-allow-origin': '*', 'content-type': expect.stringMatching(/^(application\/json|text\/event-stream)/) } },
+    });
+  });
+});
