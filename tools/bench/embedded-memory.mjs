@@ -21,7 +21,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { launchPlatform } from '../platform/launch.mjs';
 import { FormAgent, exchangeCode, pkcePair, postForm, prepareCodes, registerClient } from './lib/oauth.mjs';
-import { rssBytes } from './lib/system.mjs';
+import { rssBytes, smapsBreakdown } from './lib/system.mjs';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '../..');
 const TARGET_MB = 600;
@@ -75,39 +75,6 @@ function describe({ pid, cmdline }, launcherPid) {
   return app ? app[1] : cmdline.slice(0, 3).join(' ').slice(0, 60);
 }
 
-/** RSS of a process by kind of mapping, from /proc/<pid>/smaps. */
-export function smapsBreakdown(pid) {
-  const mappings = [];
-  for (const line of readFileSync(`/proc/${pid}/smaps`, 'utf8').split('\n')) {
-    const head = line.match(/^([0-9a-f]+)-([0-9a-f]+) (\S+) \S+ \S+ \S+\s*(.*)$/);
-    if (head) {
-      const start = BigInt(`0x${head[1]}`);
-      mappings.push({ start, sizeKb: Number((BigInt(`0x${head[2]}`) - start) / 1024n), perms: head[3], name: head[4], rssKb: 0 });
-      continue;
-    }
-    const rss = line.match(/^Rss:\s+(\d+) kB/);
-    if (rss && mappings.length) mappings[mappings.length - 1].rssKb = Number(rss[1]);
-  }
-  const kinds = {};
-  mappings.forEach(({ start, sizeKb, perms, name, rssKb }, i) => {
-    const next = mappings[i + 1];
-    let kind;
-    if (name.endsWith('/node')) kind = 'node binary';
-    else if (name.startsWith('/')) kind = 'shared libraries, addons, files';
-    else if (name === '[heap]') kind = 'malloc main heap';
-    else if (name) kind = name;
-    // A wasm linear memory: one read-write reservation of 1 GB or more (Prisma's query
-    // compiler), or a committed part followed by a guard reservation of several GB (PGlite).
-    else if (perms.startsWith('rw') && sizeKb >= 2 ** 20) kind = 'wasm linear memory';
-    else if (perms.startsWith('rw') && next && next.perms === '---p' && next.sizeKb >= 2 ** 20 && !next.name) kind = 'wasm linear memory';
-    // glibc's per-thread malloc arenas: 64 MB-aligned, at most 64 MB.
-    else if (perms.startsWith('rw') && start % 0x4000000n === 0n && sizeKb <= 65_536) kind = 'malloc arenas of threads';
-    else if (perms.includes('x')) kind = 'JIT code';
-    else kind = 'other anonymous (V8 heap, wasm code, buffers)';
-    if (rssKb) kinds[kind] = (kinds[kind] ?? 0) + rssKb * 1024;
-  });
-  return kinds;
-}
 
 // ---- the platform -------------------------------------------------------------------------
 
