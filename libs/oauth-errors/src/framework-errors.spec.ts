@@ -59,4 +59,22 @@ describe('frameworkErrorOptions', () => {
       });
     for (let i = 0; i < 20; i++) expect(await attempt()).toBe(400);
   });
+
+  it('answers a refused request whose large body is still arriving, rather than resetting the connection under it', async () => {
+    // An invalid header refuses the request at once, while the client is still sending 4 MB:
+    // closing with that data unread resets the connection, and the client never reads the 400.
+    const attempt = () =>
+      new Promise<string>((resolve) => {
+        const socket = connect(port, '127.0.0.1', () => {
+          socket.write('POST /items/1 HTTP/1.1\r\nHost: x\r\nX-Bad: a\u0001b\r\nContent-Type: application/json\r\nContent-Length: 4194304\r\n\r\n');
+          socket.end(Buffer.alloc(4 * 1024 * 1024, 'x'));
+        });
+        let answer = '';
+        socket.on('data', (chunk) => (answer += chunk.toString('latin1')));
+        socket.on('error', (error: NodeJS.ErrnoException) => resolve(`error ${error.code}`));
+        socket.on('close', () => resolve(answer.split('\r\n', 1)[0]));
+      });
+    for (let i = 0; i < 5; i++) expect(await attempt()).toBe('HTTP/1.1 400 Bad Request');
+  });
 });
+

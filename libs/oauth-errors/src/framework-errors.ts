@@ -34,23 +34,54 @@ function parserError(error: NodeJS.ErrnoException): OAuthError {
   return new FrameworkRequestError(400, 'The request is not valid HTTP');
 }
 
+/** Sockets already answered by answerOnSocket: what still arrives on them is the refused request's rest. */
+const answered = new WeakSet<Socket>();
+
+/** How long, and how much of a refused request's rest, is read and dropped before its socket closes. */
+const LINGER_LIMITS = { ms: 5_000, bytes: 64 * 1024 * 1024 };
+
 function answerOnSocket(error: NodeJS.ErrnoException, socket: Socket): void {
   // A reset connection has nobody left to answer (https://nodejs.org/api/http.html#event-clienterror).
-  if (error.code === 'ECONNRESET' || socket.destroyed) return;
+  if (error.code === 'ECONNRESET' || socket.destroyed || answered.has(socket)) return;
   const refusal = parserError(error);
   const status = refusal.status;
   const body = JSON.stringify(refusal.toBody());
   // As Node's own handler: answer only if no response has started on this socket (the error
   // may come from the unread rest of a request that was already answered).
   const inFlight = (socket as Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage;
-  if (socket.writable && !inFlight?.headersSent) {
-    socket.write(
-      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\n` +
-        `Content-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
-        `Cache-Control: no-store\r\nConnection: close\r\n\r\n${body}`,
-    );
+  if (!socket.writable || inFlight?.headersSent) {
+    socket.destroy(error);
+    return;
   }
-  socket.destroy(error);
+  socket.write(
+    `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\n` +
+      `Content-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
+      `Cache-Control: no-store\r\nConnection: close\r\n\r\n${body}`,
+  );
+  answered.add(socket);
+  lingerThenClose(socket);
+}
+
+/**
+ * Closes after the answer without losing it. The client may still be sending the refused
+ * request (a large body behind a bad header): closing a socket with data unread makes the kernel
+ * reset the connection, and the client's side drops the answer with it (ECONNRESET or EPIPE
+ * instead of the 4xx). So only the sending side closes now, and what still arrives is read and
+ * dropped until the client closes too, for at most LINGER_LIMITS (nginx's lingering_close).
+ */
+function lingerThenClose(socket: Socket): void {
+  // Node's HTTP parser is done with this connection: its listener would parse the rest again.
+  socket.removeAllListeners('data');
+  socket.end();
+  let seen = 0;
+  const timer = setTimeout(() => socket.destroy(), LINGER_LIMITS.ms);
+  timer.unref();
+  socket.on('data', (chunk: Buffer) => {
+    seen += chunk.length;
+    if (seen > LINGER_LIMITS.bytes) socket.destroy();
+  });
+  socket.once('close', () => clearTimeout(timer));
+  socket.resume();
 }
 
 /**
