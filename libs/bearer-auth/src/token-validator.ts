@@ -133,6 +133,14 @@ export class TokenValidator implements OnModuleInit, OnModuleDestroy {
     return this.trust.trustPeriod();
   }
 
+  /**
+   * Whether cached answers may be used now: the bus's first heartbeat has been heard back after
+   * start (and none missed since). Until then every request is an introspection.
+   */
+  cacheIsTrusted(): boolean {
+    return this.trustPeriod() !== undefined;
+  }
+
   /** A tombstone (revoked recently) answers inactive from memory too. */
   private memoryEntry(key: string): LocalEntry | undefined {
     return this.revoked.has(key) ? INACTIVE_ENTRY : this.local.get(key);

@@ -4,10 +4,12 @@
  * the cache and introspection counters of libs/bearer-auth.
  */
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { TokenValidator } from '@platform/bearer-auth';
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { waitFor } from '../../../../tools/test-support';
 import { createTestDatabase, type TestDatabase } from '../../../../tools/test-support/test-database';
 import { createResourceServer } from '../bootstrap';
 import { loadResourceConfig } from '../config/resource-config';
@@ -49,6 +51,9 @@ beforeAll(async () => {
   });
   app = await createResourceServer(config, { logger: ['verbose'], logDestination: { write: (chunk) => void output.push(chunk) } });
   await app.getHttpAdapter().getInstance().ready();
+  // With Redis the cache is used once the bus's first heartbeat is heard back: the counts below
+  // assume a cached answer for the second request, which a busy machine could otherwise deny.
+  await waitFor(() => app.get(TokenValidator).cacheIsTrusted(), 10_000, 'the bus heartbeat was never heard');
 
   const bearer = { authorization: `Bearer ${TOKENS.valid}` };
   expect((await get('/api/v1/students', { ...bearer, 'x-request-id': 'rs-first' })).statusCode).toBe(200);
