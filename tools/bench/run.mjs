@@ -33,6 +33,8 @@ const RESULTS = join(here, 'results');
 /** Figures of a run before issue 12 on this machine kind, for targets stated as "N × the current rate". */
 const BASELINE = JSON.parse(readFileSync(join(here, 'baseline.json'), 'utf8'));
 const WORKER = join(here, 'load-worker.mjs');
+/** How long the services idle after the last suite before their memory is read again (not in --smoke). */
+const IDLE_SECONDS = 30;
 
 // ---- options -------------------------------------------------------------------------------
 function parseArgs(argv) {
@@ -501,6 +503,12 @@ function smapsOf(pid) {
   }
 }
 
+/** ", after 30 s idle: N MB (young generation M MB)", when the bench waited for it. */
+function idleNote(idle) {
+  if (!idle) return '';
+  return `; after ${IDLE_SECONDS} s idle, no forced GC: ${fmt(idle.rssBytes / 2 ** 20)} MB, young generation ${fmt((idle.memoryUsage?.youngGeneration ?? Number.NaN) / 2 ** 20)} MB`;
+}
+
 /** The largest kinds of a smaps breakdown, e.g. "malloc 120, V8 heap and buffers 80, node binary 56". */
 function whereItIs(smaps) {
   if (!smaps) return 'smaps unreadable';
@@ -512,10 +520,10 @@ function whereItIs(smaps) {
 }
 
 /** RSS from /proc after a full GC in each process (the probe triggers it), with V8's own figures and the mappings it is in. */
-async function memorySnapshot(ctx) {
+async function memorySnapshot(ctx, { gc = true } = {}) {
   const memory = {};
   for (const [name, child] of Object.entries(ctx.measured())) {
-    const probed = await probe(child, { gc: true });
+    const probed = await probe(child, { gc });
     memory[name] = { rssBytes: rssBytes(child.pid), heapUsedBytes: probed?.memory.heapUsed, memoryUsage: probed?.memory, smaps: smapsOf(child.pid) };
   }
   return memory;
@@ -640,7 +648,7 @@ function analyse(ctx, suites, cases) {
     const mb = summary([last[name].rssBytes / 2 ** 20]);
     const usage = last[name].memoryUsage ?? {};
     const mib = (bytes) => fmt(bytes / 2 ** 20);
-    targets.push({ id: `rss-${name}`, target: `RSS of ${PROCESS_NAMES[name]} after the suite (${mib(ctx.startMemory[name].rssBytes)} MB just after start; after GC: V8 heap ${mib(usage.heapUsed)} MB of ${mib(usage.heapTotal)}, young generation ${mib(usage.youngGeneration)} MB resident, external ${mib(usage.external)} MB; resident by mapping, MB: ${whereItIs(last[name].smaps)})`, measured: fmtSummary(mb, 0, ' MB'), goal: '< 200 MB', result: verdict(mb, (v) => v < 200), value: mb });
+    targets.push({ id: `rss-${name}`, target: `RSS of ${PROCESS_NAMES[name]} after the suite (${mib(ctx.startMemory[name].rssBytes)} MB just after start; after GC: V8 heap ${mib(usage.heapUsed)} MB of ${mib(usage.heapTotal)}, young generation ${mib(usage.youngGeneration)} MB resident, external ${mib(usage.external)} MB; resident by mapping, MB: ${whereItIs(last[name].smaps)}${idleNote(ctx.idleMemory?.[name])})`, measured: fmtSummary(mb, 0, ' MB'), goal: '< 200 MB', result: verdict(mb, (v) => v < 200), value: mb });
   }
   for (const name of SERVICES) {
     if (suites.length < 2) {
@@ -757,6 +765,12 @@ async function main() {
     ctx.introspectionTokensFile = itemsFile(ctx, 'introspection-tokens', await mintAccessTokens(ctx, 200));
     suites = [];
     for (let repeat = 0; repeat < options.repeat; repeat += 1) suites.push(await runSuite(ctx, repeat, cases));
+    if (!options.smoke) {
+      // What the services keep once the load is over: no forced GC, only V8's own memory reducer.
+      log(`memory after ${IDLE_SECONDS} s idle...`);
+      await new Promise((resolve) => setTimeout(resolve, IDLE_SECONDS * 1000));
+      ctx.idleMemory = await memorySnapshot(ctx, { gc: false });
+    }
   } catch (error) {
     const logs = Object.values(platform.children).map((child) => `--- ${child.serviceName}\n${tail(child.logFile, 1500)}`).join('\n');
     await stopAll();
@@ -790,7 +804,7 @@ async function main() {
 
   mkdirSync(RESULTS, { recursive: true });
   const stamp = startedAt.replace(/[:.]/g, '-');
-  const json = JSON.stringify({ ...meta, prepSeconds: ctx.prepSeconds, cases: analysis.caseRows, targets: analysis.targets, memory: { start: ctx.startMemory, afterEachSuite: suites.map((s) => s.memory) }, markdown: report }, null, 2);
+  const json = JSON.stringify({ ...meta, prepSeconds: ctx.prepSeconds, cases: analysis.caseRows, targets: analysis.targets, memory: { start: ctx.startMemory, afterEachSuite: suites.map((s) => s.memory), afterIdle: ctx.idleMemory }, markdown: report }, null, 2);
   writeFileSync(join(RESULTS, `${stamp}${options.smoke ? '-smoke' : ''}.json`), json);
   writeFileSync(join(RESULTS, 'latest.json'), json);
   log(`written: tools/bench/results/${stamp}${options.smoke ? '-smoke' : ''}.json and latest.json`);
