@@ -44,11 +44,13 @@ export function portOf(service, env = process.env) {
  * V8 flags of the service processes that `npm start` runs (issue 12), and the bench with them.
  * --max-old-space-size=384: a ceiling, not a reservation; each service's old generation holds
  *   20-50 MB after GC, so a leak ends in a crash with a clear message rather than in swap.
- * The young generation is left at V8's default. On Node 24 that is two 64 MB semi-spaces (Node 20:
- * 16 MB): right after a burst the auth server holds 104 MB of new_space resident (~310 MB RSS),
- * given back once it idles (the resource server, idle at the end of the same run: 1 MB).
- * --max-semi-space-size=16 measured 230-235 MB RSS instead, and 10-20 % more CPU per
- * introspection in the same noisy run (258/231 → 320/279 µs): not taken for servers.
+ * The young generation is left at V8's default. On Node 24 that is two 64 MB semi-spaces (V8's
+ * --scavenger-max-new-space-capacity-mb=32, doubled without pointer compression; Node 20: 16 MB):
+ * after a burst the auth server holds ~105 MB of new_space resident (~310-340 MB RSS), still after
+ * 30 s idle (bench). --max-semi-space-size=16, side by side with the default over 12 interleaved
+ * rounds (issue 12): RSS 283 → 205 MB, introspection +11.5 µs of CPU (~10 %, 10 of 12 rounds
+ * higher), refresh +7 µs (within the noise). Not taken for servers: the memory costs less than
+ * the CPU on the busiest endpoint.
  */
 export const SERVICE_NODE_ARGS = Object.freeze(['--max-old-space-size=384']);
 

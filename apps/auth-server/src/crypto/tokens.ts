@@ -5,8 +5,8 @@ import { accessTokenKey } from '@platform/contracts';
  * Bytes of the CSPRNG, drawn 8 KB at a time and each handed out once, as Node's own
  * randomUUID() pools its entropy: a randomBytes() call is a call into OpenSSL plus a getpid(2)
  * (its fork check), ~2.5 µs where a draw from the pool is ~0.15 µs, and a token request draws
- * twice (issue 12). Node's workers and cluster processes are new processes, never forks of this
- * one, so no two processes share a pool.
+ * twice (issue 12). A worker thread loads this module anew (a pool of its own), and cluster
+ * processes are new processes, never forks of this one: no two pools hold the same bytes.
  */
 const randomPool = { bytes: Buffer.allocUnsafe(8192), offset: 8192 };
 
