@@ -1,7 +1,8 @@
 import pino from 'pino';
 import { PassThrough } from 'node:stream';
 import { baseLoggerOptions } from './http-logging';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { batchedLogDestination, defaultRequestLogDestination, humanLogStream, humanMessage, logFormat, REQUEST_LOG_BUFFER_BYTES } from './log-format';
@@ -48,9 +49,9 @@ describe('readable lines', () => {
 });
 
 describe('defaultRequestLogDestination', () => {
-  it('writes JSON request lines asynchronously (batched writes), readable lines synchronously', () => {
+  it('writes JSON request lines in synchronous batches, readable lines one at a time', () => {
     const json = defaultRequestLogDestination({ LOG_FORMAT: 'json' }, { isTTY: false }) as unknown as { sync: boolean; fd: number; minLength: number };
-    expect(json.sync).toBe(false);
+    expect(json.sync).toBe(true);
     expect(json.fd).toBe(1);
     expect(json.minLength).toBe(REQUEST_LOG_BUFFER_BYTES);
     const readable = defaultRequestLogDestination({ LOG_FORMAT: 'pretty' }, { isTTY: true }) as unknown as { sync?: boolean };
@@ -93,5 +94,29 @@ describe('batchedLogDestination', () => {
     const text = await contentOf(file, (t) => t.split('\n').length > count);
     expect(text.trim().split('\n').map((line) => JSON.parse(line).reqId)).toEqual(Array.from({ length: count }, (_, i) => `r-${i}`));
     (destination as unknown as { destroy(): void }).destroy();
+  });
+
+  // A line still in the buffer when the process exits is written then: the process logs one
+  // line (far below a batch) and exits at once, before any periodic flush.
+  it.each([
+    ['process.exit', 'process.exit(0);'],
+    ['an uncaught exception', "setImmediate(() => { throw new Error('boom'); });"],
+  ])('writes the pending lines when the process exits by %s', (_how, ending) => {
+    const file = join(dir, `exit-${ending.length}.log`);
+    const script = join(dir, `exit-${ending.length}.ts`);
+    writeFileSync(
+      script,
+      [
+        `import { batchedLogDestination } from ${JSON.stringify(join(__dirname, 'log-format.ts'))};`,
+        `const destination = batchedLogDestination(${JSON.stringify(file)});`,
+        `destination.on('ready', () => {`,
+        `  destination.write(JSON.stringify({ reqId: 'r-last', msg: 'request completed' }) + '\\n');`,
+        `  ${ending}`,
+        `});`,
+      ].join('\n'),
+    );
+    const run = spawnSync(process.execPath, ['--import', 'jiti/register', script], { cwd: join(__dirname, '../../..'), encoding: 'utf8', timeout: 30_000 });
+    expect(run.error).toBeUndefined();
+    expect(JSON.parse(readFileSync(file, 'utf8').trim())).toMatchObject({ reqId: 'r-last', msg: 'request completed' });
   });
 });

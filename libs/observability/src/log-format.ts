@@ -74,13 +74,15 @@ export const REQUEST_LOG_FLUSH_MS = 250;
 
 /**
  * Where the request completion lines go when the caller names no destination. JSON lines are
- * written asynchronously and in batches (sonic-boom: `minLength`, flushed at least every
- * REQUEST_LOG_FLUSH_MS): a busy service writes ~20 lines per write(2) instead of one per request
- * (one write per line was ~14 % of an introspection's CPU in the bench profile, issue 12), a
- * quiet one shows its lines within a quarter of a second. pino flushes what is pending when the
- * process exits (SIGTERM, SIGINT, a crash that reaches 'exit'); a SIGKILL loses at most the
- * buffer. The service's other lines (start-up, errors outside requests) stay synchronous, so
- * nothing a service prints while starting comes after the launcher's banner.
+ * written in batches (sonic-boom: `minLength`, flushed at least every REQUEST_LOG_FLUSH_MS): a
+ * busy service writes ~20 short lines per write(2) instead of one per request (one write per line
+ * was ~14 % of an introspection's CPU in the bench profile, issue 12), a quiet one shows its
+ * lines within a quarter of a second. The batch is written synchronously, as pino writes
+ * everything else: sonic-boom's asynchronous mode hands each batch to libuv's thread pool and
+ * cost the resource server ~10 µs more CPU per listed page (side by side, 12 rounds), and it
+ * buffers without bound while stdout's reader is stalled. What is pending is written when the
+ * process exits (flushedAtExit); a SIGKILL loses at most the buffer. Readable lines (a terminal)
+ * are written one at a time.
  */
 export function defaultRequestLogDestination(env: NodeJS.ProcessEnv = process.env, stdout: { isTTY?: boolean } = process.stdout): DestinationStream {
   return logFormat(env, stdout) === 'pretty' ? humanLogStream() : batchedLogDestination(1);
@@ -88,5 +90,34 @@ export function defaultRequestLogDestination(env: NodeJS.ProcessEnv = process.en
 
 /** JSON lines to `dest` (a file descriptor or path), written in batches: see defaultRequestLogDestination. */
 export function batchedLogDestination(dest: number | string): DestinationStream {
-  return pino.destination({ dest, sync: false, minLength: REQUEST_LOG_BUFFER_BYTES, periodicFlush: REQUEST_LOG_FLUSH_MS });
+  return flushedAtExit(pino.destination({ dest, sync: true, minLength: REQUEST_LOG_BUFFER_BYTES, periodicFlush: REQUEST_LOG_FLUSH_MS }));
+}
+
+type BatchedDestination = ReturnType<typeof pino.destination>;
+
+/** Open batched destinations; one 'exit' listener writes what each holds. */
+const pendingAtExit = new Set<BatchedDestination>();
+
+function flushPendingAtExit(): void {
+  for (const destination of pendingAtExit) {
+    try {
+      destination.flushSync();
+    } catch {
+      // Nothing left to report it to: stdout itself refused (closed pipe, full disk).
+    }
+  }
+}
+
+/**
+ * pino registers its own exit flush only for asynchronous destinations; a synchronous one
+ * with a buffer needs it too (process.exit after SIGTERM, a crash that reaches 'exit').
+ */
+function flushedAtExit(destination: BatchedDestination): BatchedDestination {
+  if (pendingAtExit.size === 0) process.on('exit', flushPendingAtExit);
+  pendingAtExit.add(destination);
+  destination.once('close', () => {
+    pendingAtExit.delete(destination);
+    if (pendingAtExit.size === 0) process.removeListener('exit', flushPendingAtExit);
+  });
+  return destination;
 }
