@@ -52,12 +52,17 @@ const VALUE_OPTIONS = new Set(Object.entries(OPTIONS).flatMap(([name, option]) =
 /** The options' one-letter forms (`-h`): the only arguments with a single "-" that are not ids. */
 const SHORT_OPTIONS = new Set(Object.values(OPTIONS).flatMap((option) => ('short' in option ? [`-${option.short}`] : [])));
 
+/** The options' long forms. */
+const LONG_OPTIONS = new Set(Object.keys(OPTIONS).map((name) => `--${name}`));
+/** A client id as drawn (16 bytes, base64url), which no long option resembles. */
+const DRAWN_CLIENT_ID = /^[A-Za-z0-9_-]{22}$/;
+
 /**
  * Client ids are base64url, so one made before ids were drawn without a leading "-" (or a
- * self-registered one from an older release) can begin with it; parseArgs would read
+ * self-registered one from an older release) can begin with "-" or "--"; parseArgs would read
  * `show -AbC…` as options. Every option here is `--long` or a one-letter form (SHORT_OPTIONS), so
- * any other argument that begins with a single "-" and is not an option's value is an id: it goes
- * after a `--`.
+ * any other argument that begins with a single "-", or with "--" and has a drawn id's shape, and
+ * is not an option's value, is an id: it goes after a `--`.
  */
 function dashLeadingIdsLast(argv: readonly string[]): string[] {
   const args: string[] = [];
@@ -66,10 +71,15 @@ function dashLeadingIdsLast(argv: readonly string[]): string[] {
     const arg = argv[i];
     if (arg === '--') return [...args, '--', ...ids, ...argv.slice(i + 1)];
     if (VALUE_OPTIONS.has(arg) && i + 1 < argv.length) args.push(arg, argv[++i]);
-    else if (/^-[^-]/.test(arg) && !SHORT_OPTIONS.has(arg)) ids.push(arg);
+    else if (isDashLeadingId(arg)) ids.push(arg);
     else args.push(arg);
   }
   return ids.length > 0 ? [...args, '--', ...ids] : args;
+}
+
+function isDashLeadingId(arg: string): boolean {
+  if (/^-[^-]/.test(arg)) return !SHORT_OPTIONS.has(arg);
+  return arg.startsWith('--') && DRAWN_CLIENT_ID.test(arg) && !LONG_OPTIONS.has(arg);
 }
 
 /** Runs one command; returns the exit status (0 done, 1 failure, 2 usage). */

@@ -104,7 +104,8 @@ describeIfPostgres('clients CLI on a real PostgreSQL', () => {
 
   it('takes a client id that begins with "-" as an id, not as options (base64url ids could, before ids were drawn without one)', async () => {
     const { clientId: drawn } = json(await cli(env, ...CREATE));
-    const clientId = `-${drawn.slice(1)}`;
+    // A single "-" then a letter, whatever was drawn ("--" ids: the test below).
+    const clientId = `-A${drawn.slice(2)}`;
     await prisma.client.update({ where: { id: drawn }, data: { id: clientId } });
 
     expect(json(await cli(env, 'show', clientId, '--json')).clientId).toBe(clientId);
@@ -117,6 +118,18 @@ describeIfPostgres('clients CLI on a real PostgreSQL', () => {
     expect((await cli(env, 'create', '--name', '-Acme', '--redirect-uri', 'https://lms.acme.example/cb')).err).toContain('ambiguous');
     // An option's one-letter form is still an option, wherever it stands.
     expect(await cli(env, 'show', '-h')).toEqual({ status: 0, out: USAGE, err: '' });
+  });
+
+  it('takes a client id that begins with "--" as an id when it has a drawn id\'s shape', async () => {
+    const { clientId: drawn } = json(await cli(env, ...CREATE));
+    const clientId = `--${drawn.slice(2)}`;
+    await prisma.client.update({ where: { id: drawn }, data: { id: clientId } });
+
+    expect(json(await cli(env, 'show', clientId, '--json')).clientId).toBe(clientId);
+    expect((await cli(env, 'delete', '--yes', clientId)).status).toBe(0);
+    expect(await prisma.client.findUnique({ where: { id: clientId } })).toBeNull();
+    // Anything else that begins with "--" is still an option, and an unknown one a usage error.
+    expect((await cli(env, 'show', '--bogus')).err).toContain("Unknown option '--bogus'");
   });
 
   it('answers usage errors and unknown ids with status 2, never a stack trace', async () => {
