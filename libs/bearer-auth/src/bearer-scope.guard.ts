@@ -78,41 +78,43 @@ export class BearerScopeGuard extends AuthGuard(BEARER_STRATEGY) {
     }
     // The HTTP request (switchToHttp() would allocate three closures per call).
     const request = context.getArgByIndex<GuardedRequest>(0);
-    let principal: AuthPrincipal | undefined;
+    let outcome: AuthPrincipal | OAuthError | undefined;
     try {
-      principal = this.withoutIo(request, rule, required);
+      outcome = this.withoutIo(request, rule, required);
     } catch (error) {
       throw this.challenge(error, rule, required);
     }
-    if (principal === undefined) return this.throughPassport(context, request, rule, required);
-    request.principal = principal;
+    if (outcome === undefined) return this.throughPassport(context, request, rule, required);
+    // Thrown once, here: Nest refuses a request only on a guard's exception.
+    if (outcome instanceof OAuthError) throw this.challenge(outcome, rule, required);
+    request.principal = outcome;
     return true;
   }
 
   /**
    * Everything that needs no I/O: the anonymous caller, the refusals of a missing or foreign
-   * credential, and a token whose answer is in trusted memory. `undefined`: passport decides.
+   * credential, and a token whose answer is in trusted memory. A refusal is returned, not
+   * thrown (canActivate throws it). `undefined`: passport decides.
    */
-  private withoutIo(request: GuardedRequest, rule: RouteRule, required: readonly string[]): AuthPrincipal | undefined {
+  private withoutIo(request: GuardedRequest, rule: RouteRule, required: readonly string[]): AuthPrincipal | OAuthError | undefined {
     if (hasQueryToken(request.query)) {
       // Only the header method is supported (bearer_methods_supported: ["header"]).
-      throw new InvalidRequestError('Send the access token in the Authorization header, not in the URL');
+      return new InvalidRequestError('Send the access token in the Authorization header, not in the URL');
     }
     const authorization = request.headers['authorization'];
     if (authorization === undefined) {
       if (rule.anonymous) return ANONYMOUS;
-      throw new MissingTokenError(rule.missingTokenDescription);
+      return new MissingTokenError(rule.missingTokenDescription);
     }
     if (typeof authorization !== 'string' || !BEARER_HEADER.test(authorization)) {
-      throw new MissingTokenError('Only Bearer access tokens are accepted');
+      return new MissingTokenError('Only Bearer access tokens are accepted');
     }
     const token = passportToken(authorization, request.body);
     if (token === undefined) return undefined;
     const principal = this.validator.validateCached(token);
     if (principal === undefined) return undefined;
     request.user = principal;
-    checkScopes(principal, rule, required);
-    return principal;
+    return scopeRefusal(principal, rule, required) ?? principal;
   }
 
   private async throughPassport(
@@ -124,7 +126,8 @@ export class BearerScopeGuard extends AuthGuard(BEARER_STRATEGY) {
     try {
       await super.canActivate(context);
       const principal = request.user as TokenPrincipal;
-      checkScopes(principal, rule, required);
+      const refusal = scopeRefusal(principal, rule, required);
+      if (refusal) throw refusal;
       request.principal = principal;
     } catch (error) {
       throw this.challenge(error, rule, required);
@@ -186,8 +189,8 @@ export class BearerScopeGuard extends AuthGuard(BEARER_STRATEGY) {
 }
 
 /** RFC 6750 §3.1: a token without every required scope is insufficient_scope (403). */
-function checkScopes(principal: TokenPrincipal, rule: RouteRule, required: readonly string[]): void {
-  if (!hasAllScopes(principal.scopes, required)) throw new InsufficientScopeError(required, rule.insufficientScopeDescription);
+function scopeRefusal(principal: TokenPrincipal, rule: RouteRule, required: readonly string[]): InsufficientScopeError | undefined {
+  return hasAllScopes(principal.scopes, required) ? undefined : new InsufficientScopeError(required, rule.insufficientScopeDescription);
 }
 
 /**
