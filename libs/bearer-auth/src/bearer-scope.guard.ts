@@ -93,8 +93,9 @@ export class BearerScopeGuard extends AuthGuard(BEARER_STRATEGY) {
 
   /**
    * Everything that needs no I/O: the anonymous caller, the refusals of a missing or foreign
-   * credential, and a token whose answer is in trusted memory. A refusal is returned, not
-   * thrown (canActivate throws it). `undefined`: passport decides.
+   * credential, and a token whose answer is in trusted memory. Its own refusals are returned
+   * (canActivate throws them); the validator's (an inactive or foreign held token) are thrown.
+   * `undefined`: passport decides.
    */
   private withoutIo(request: GuardedRequest, rule: RouteRule, required: readonly string[]): AuthPrincipal | OAuthError | undefined {
     if (hasQueryToken(request.query)) {
