@@ -546,8 +546,12 @@ function analyse(ctx, suites, cases) {
     const results = rowsFor(definition.id);
     const cpuAll = results.map((r) => Object.keys(r.cpuSeconds).reduce((sum, name) => sum + r.cpuSeconds[name], 0) / served(r, definition.service));
     const notes = [];
-    const unexpected = results.reduce((sum, r) => sum + r.unexpected + r.errors + r.timeouts, 0);
-    if (unexpected) notes.push(`${unexpected} unexpected/errors`);
+    const total = (field) => results.reduce((sum, r) => sum + (r[field] ?? 0), 0);
+    // Kept apart: a wrong answer is the service's, a connection error may be the load generator's
+    // (see tools/bench/results/README.md, "notes").
+    if (total('unexpected')) notes.push(`${total('unexpected')} unexpected answers`);
+    if (total('errors')) notes.push(`${total('errors')} connection errors`);
+    if (total('timeouts')) notes.push(`${total('timeouts')} timeouts`);
     if (results.some((r) => r.exhausted)) notes.push('pool ran out early');
     if (results[0]?.paced) notes.push(`paced at ${fmtSummary(summary(results.map((r) => r.paced.rate)))} req/s`);
     return {
