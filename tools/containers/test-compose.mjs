@@ -10,7 +10,9 @@
 //      a forged X-Forwarded-For buys nothing;
 //   3. the auth server recreated with the suite's limits (test-compose.e2e-limits.yml says why),
 //      then apps/platform-e2e with E2E_BASE_URL pointing at the gateway;
-//   4. removes the stack and its volumes; exits 0 only if both passed.
+//   4. each service container checked: under its memory limit, never OOM-killed or restarted,
+//      and its memory printed (docker stats);
+//   5. removes the stack and its volumes; exits 0 only if all of these passed.
 // Needs a Docker engine (Compose v2, or docker-compose 1.29); without one it says so and exits 1.
 // Base images: NODE_IMAGE, POSTGRES_IMAGE, REDIS_IMAGE from the environment (default: the
 // official ones). DOCKER names the docker CLI (default `docker`).
@@ -238,7 +240,35 @@ async function main() {
   const code = await runInherit(process.execPath, jest, { ...process.env, E2E_BASE_URL: baseUrl });
   if (code !== 0) await printLogs(compose);
   log(`the end-to-end suite exited with ${code}`);
-  return code;
+  const containersFine = checkServiceContainers(compose);
+  return code !== 0 ? code : containersFine ? 0 : 1;
+}
+
+/** The services docker-compose.yml gives a memory limit (tools/containers/src/compose-rules.ts). */
+const LIMITED_SERVICES = ['auth-server', 'resource-server', 'gateway'];
+
+/**
+ * After the suite: each service container still the one that started (no restart, no OOM kill),
+ * under the memory limit docker-compose.yml gives it, and what it holds now (docker stats).
+ * @param {Compose} compose
+ * @returns {boolean}
+ */
+function checkServiceContainers(compose) {
+  let fine = true;
+  for (const service of LIMITED_SERVICES) {
+    const id = capture(compose.command, [...compose.base, 'ps', '-q', service]).stdout.trim();
+    const [limit, oomKilled, restarts] = capture(DOCKER, ['inspect', '--format', '{{.HostConfig.Memory}}|{{.State.OOMKilled}}|{{.RestartCount}}', id]).stdout.trim().split('|');
+    const usage = capture(DOCKER, ['stats', '--no-stream', '--format', '{{.MemUsage}}', id]).stdout.trim();
+    const problems = [
+      ...(Number(limit) > 0 ? [] : ['no memory limit applied']),
+      ...(oomKilled === 'false' ? [] : ['killed for memory']),
+      ...(restarts === '0' ? [] : [`restarted ${restarts} time(s)`]),
+    ];
+    log(`${service}: memory ${usage || 'unknown'} (limit ${(Number(limit) / 2 ** 20).toFixed(0)} MiB)${problems.length ? `: ${problems.join(', ')}` : ''}`);
+    if (problems.length) fine = false;
+  }
+  if (!fine) console.error('test:compose: a service container did not hold (above)');
+  return fine;
 }
 
 /**

@@ -16,6 +16,7 @@ export type ComposeRule =
   | 'storage-on-named-volume'
   | 'production-by-default'
   | 'only-gateway-published'
+  | 'app-memory-limit'
   | 'variables-documented';
 
 export interface ComposeViolation {
@@ -34,6 +35,14 @@ export interface ComposeCheckOptions {
 
 /** PostgreSQL majors Prisma 6's schema engine handles (STACK.md: 18 breaks introspection). */
 const POSTGRES_MAJORS = [15, 16, 17];
+
+/**
+ * The least memory limit of an app container, in MiB: what V8 may take (the images'
+ * --max-old-space-size=384, a young generation of up to 128 MB on Node 24) and what it does not
+ * count (the node binary ~56 MB, Prisma's wasm query compiler ~40 MB, malloc and compiled code
+ * ~60 MB), so that a leak ends in V8's "heap out of memory" before the kernel's OOM kill.
+ */
+export const APP_MEMORY_FLOOR_MIB = 384 + 128 + 160;
 
 /** Environment variable names whose values are secrets. */
 const SECRET_NAME = /(SECRET|PASSWORD|PASSWD|TOKEN|PRIVATE|CREDENTIAL|(^|_)KEYS?$)/i;
@@ -99,6 +108,20 @@ function officialImage(service: Dict | undefined, name: string): { major: number
   const image = /^\$\{\w+:?-([^}]+)\}$/.exec(written)?.[1] ?? written;
   const match = new RegExp(`^(?:docker\\.io/)?(?:library/)?${name}:(\\d+)(?:[-.][\\w.-]*)?$`).exec(image);
   return match ? { major: Number(match[1]) } : null;
+}
+
+/**
+ * A compose memory size (`768m`, `1g`, `805306368`, or `${VAR:-768m}`: its default) in MiB;
+ * undefined when absent or unreadable.
+ */
+export function memoryLimitMiB(value: unknown): number | undefined {
+  if (value === undefined || value === null) return undefined;
+  const written = String(value).trim();
+  const size = /^\$\{\w+:?-([^}]+)\}$/.exec(written)?.[1] ?? written;
+  const match = /^(\d+(?:\.\d+)?)\s*([kmg]?)b?$/i.exec(size.trim());
+  if (!match) return undefined;
+  const scale = { '': 1 / 2 ** 20, k: 1 / 2 ** 10, m: 1, g: 2 ** 10 }[(match[2] as string).toLowerCase() as '' | 'k' | 'm' | 'g'];
+  return Number(match[1]) * scale;
 }
 
 /** Named volumes mounted by a service: target path → volume name. */
@@ -230,6 +253,10 @@ export function checkCompose(compose: unknown, source: string, options: ComposeC
       add('production-by-default', `${app}: NODE_ENV must be production unless .env says otherwise (\${NODE_ENV:-production}), found ${nodeEnv}`);
     }
     if (app !== 'gateway' && service['ports'] !== undefined) add('only-gateway-published', `${app}: only the gateway publishes a port`);
+    const memory = memoryLimitMiB(service['mem_limit']);
+    if (memory === undefined || memory < APP_MEMORY_FLOOR_MIB) {
+      add('app-memory-limit', `${app}: mem_limit of at least ${APP_MEMORY_FLOOR_MIB} MiB, above what V8 may take (found ${String(service['mem_limit'] ?? 'none')})`);
+    }
   }
   for (const name of infrastructure) {
     if (services[name]?.['ports'] !== undefined) add('only-gateway-published', `${name}: only the gateway publishes a port`);

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
 import { APP_IMAGES } from './apps';
-import { checkCompose, checkVariablesDocumented, type ComposeRule, type ComposeViolation, referencedVariables } from './compose-rules';
+import { checkCompose, checkVariablesDocumented, type ComposeRule, type ComposeViolation, memoryLimitMiB, referencedVariables } from './compose-rules';
 import { parseStages } from './dockerfile-rules';
 import { parseEnvFile } from '../generate-env.cjs';
 
@@ -117,6 +117,7 @@ services:
       migrate: { condition: service_completed_successfully }
       postgres: { condition: service_healthy }
       redis: { condition: service_healthy }
+    mem_limit: \${SERVICE_MEMORY_LIMIT:-768m}
   resource-server:
     build: { context: ., dockerfile: apps/resource-server/Dockerfile }
     environment:
@@ -129,6 +130,7 @@ services:
       migrate: { condition: service_completed_successfully }
       postgres: { condition: service_healthy }
       redis: { condition: service_healthy }
+    mem_limit: 1g
   gateway:
     build: { context: ., dockerfile: apps/gateway/Dockerfile }
     environment:
@@ -138,6 +140,7 @@ services:
     depends_on:
       auth-server: { condition: service_healthy }
       resource-server: { condition: service_healthy }
+    mem_limit: 805306368
 volumes:
   postgres-data:
   resource-storage:
@@ -196,6 +199,10 @@ const NEGATIVE_CASES: [ComposeRule, string, (compose: Compose) => void][] = [
   ['production-by-default', 'development forced', (c) => (env(c, 'auth-server')['NODE_ENV'] = 'development')],
   ['only-gateway-published', 'PostgreSQL published', (c) => (s(c, 'postgres')['ports'] = ['5432:5432'])],
   ['only-gateway-published', 'the auth server published', (c) => (s(c, 'auth-server')['ports'] = ['3001:3001'])],
+  ['app-memory-limit', 'no memory limit', (c) => delete s(c, 'resource-server')['mem_limit']],
+  ['app-memory-limit', 'a limit under what V8 may take', (c) => (s(c, 'gateway')['mem_limit'] = '512m')],
+  ['app-memory-limit', 'a variable whose default is too small', (c) => (s(c, 'auth-server')['mem_limit'] = '${SERVICE_MEMORY_LIMIT:-256m}')],
+  ['app-memory-limit', 'an unreadable size', (c) => (s(c, 'auth-server')['mem_limit'] = 'lots')],
 ];
 
 describe('the compose checker', () => {
@@ -215,6 +222,11 @@ describe('the compose checker', () => {
   it.each(NEGATIVE_CASES)('catches a broken %s rule: %s', (rule, name, mutate) => {
     const options = name === 'no healthcheck anywhere' ? withImageHealthchecks(['gateway']) : withImageHealthchecks();
     expect(rulesOf(check(mutate, options))).toContain(rule);
+  });
+
+  it('reads memory sizes as compose does', () => {
+    expect([memoryLimitMiB('768m'), memoryLimitMiB('1g'), memoryLimitMiB('1GB'), memoryLimitMiB(805306368), memoryLimitMiB('${SERVICE_MEMORY_LIMIT:-768m}'), memoryLimitMiB('524288k')]).toEqual([768, 1024, 1024, 768, 768, 512]);
+    expect([memoryLimitMiB(undefined), memoryLimitMiB('lots'), memoryLimitMiB('${SERVICE_MEMORY_LIMIT}')]).toEqual([undefined, undefined, undefined]);
   });
 
   it('catches a private key anywhere in the text', () => {
@@ -246,6 +258,7 @@ describe('the compose checker', () => {
       'storage-on-named-volume',
       'production-by-default',
       'only-gateway-published',
+      'app-memory-limit',
     ];
     expect(new Set(NEGATIVE_CASES.map(([rule]) => rule))).toEqual(new Set(rules));
   });
