@@ -1,9 +1,11 @@
 import {
   closeConnectionsWhenIdle,
+  describeRelease,
   fastifyLoggerOptions,
   genReqId,
   type LogLevel,
   pathOf,
+  releaseMemoryWhenIdle,
   requestLogLevel,
 } from '@platform/observability';
 import { frameworkErrorOptions } from '@platform/oauth-errors';
@@ -182,6 +184,7 @@ export async function createGateway(options: GatewayOptions): Promise<FastifyIns
   });
 
   closeConnectionsWhenIdle(app);
+  releaseMemoryWhenIdle(app, { report: (released) => app.log.debug(describeRelease(released)) });
 
   app.setErrorHandler((error: { statusCode?: number; message: string }, request, reply) => {
     if (reply.raw.headersSent || reply.raw.destroyed) {

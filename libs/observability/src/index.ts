@@ -35,3 +35,12 @@ export { HealthReportFilter, httpProbe, ReadinessProbes, RedisPing, type Probe }
 export { ProbesController, type ReadinessChecks } from './probes.controller';
 export { armShutdownDeadline, installShutdownDeadline } from './shutdown';
 export { closeConnectionsWhenIdle } from './graceful-close';
+export {
+  describeRelease,
+  IDLE_RELEASE_AFTER_MS,
+  LAST_RESORT_GC,
+  lastResortCollection,
+  releaseMemoryWhenIdle,
+  type IdleMemoryReleaseOptions,
+  type MemoryRelease,
+} from './idle-memory-release';

@@ -10,7 +10,9 @@ import {
   instrumentHttp,
   type LoggingOptions,
   type LogLevel,
+  describeRelease,
   pinoLevelOf,
+  releaseMemoryWhenIdle,
   REQUEST_LOGGING,
   requestLoggingHook,
   type ServiceMetrics,
@@ -74,6 +76,8 @@ export async function createServiceApp(definition: ServiceAppDefinition, options
   fastify.addHook('onRequest', requestLoggingHook(app.get(REQUEST_LOGGING)));
   echoRequestId(fastify);
   instrumentHttp(fastify, app.get(definition.metrics));
+  const memoryLogger = new NestLogger('Memory');
+  releaseMemoryWhenIdle(fastify, { report: (released) => memoryLogger.debug(describeRelease(released)) });
   return app;
 }
 
