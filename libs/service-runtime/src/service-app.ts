@@ -5,12 +5,12 @@ import type { EventBus } from '@platform/event-bus';
 import { frameworkErrorOptions, OAuthExceptionFilter } from '@platform/oauth-errors';
 import {
   closeConnectionsWhenIdle,
+  describeRelease,
   echoRequestId,
   genReqId,
   instrumentHttp,
   type LoggingOptions,
   type LogLevel,
-  describeRelease,
   pinoLevelOf,
   releaseMemoryWhenIdle,
   REQUEST_LOGGING,
