@@ -50,7 +50,7 @@ export function lastResortCollection(): (() => void) | undefined {
  * only after a mark-compact that shrank the old generation). So once the service has served
  * requests and then none for `idleMs` (probes do not count: they come every few seconds), it
  * runs one last-resort collection, as a browser does in idle time. It pauses the process for
- * tens of ms (a request arriving then waits), once per quiet period; a busy service never pays it.
+ * ~80-120 ms (a request arriving then waits), once per quiet period; a busy service never pays it.
  */
 export function releaseMemoryWhenIdle(fastify: FastifyInstance, options: IdleMemoryReleaseOptions = {}): void {
   const idleMs = options.idleMs ?? IDLE_RELEASE_AFTER_MS;
