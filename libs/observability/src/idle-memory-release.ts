@@ -29,7 +29,7 @@ export function describeRelease({ rssBeforeBytes, rssAfterBytes, pauseMs }: Memo
 }
 
 /** The options of the exposed gc() for V8's last-resort collection (Heap::CollectAllAvailableGarbage). */
-export const LAST_RESORT_GC = Object.freeze({ type: 'major', flavor: 'last-resort' } as const);
+const LAST_RESORT_GC = Object.freeze({ type: 'major', flavor: 'last-resort' } as const);
 
 type ExposedGc = (options: typeof LAST_RESORT_GC) => void;
 

@@ -38,7 +38,6 @@ export { closeConnectionsWhenIdle } from './graceful-close';
 export {
   describeRelease,
   IDLE_RELEASE_AFTER_MS,
-  LAST_RESORT_GC,
   lastResortCollection,
   releaseMemoryWhenIdle,
   type IdleMemoryReleaseOptions,
