@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { Pool } from 'pg';
-import { PG_POOL, query, statement, utc } from '../database/pg-pool';
+import { batchWhileInFlight } from '../database/batch-while-in-flight';
+import { PG_POOL, query, type Statement, statement, utc } from '../database/pg-pool';
 
 /**
  * The token endpoint's and introspection's statements, in SQL of our own over the shared pg
@@ -15,6 +16,12 @@ import { PG_POOL, query, statement, utc } from '../database/pg-pool';
  * (tokens.repository.ts) updates the grant row in a statement of its own before it revokes
  * the tokens: so tokens issued concurrently with a revocation are either refused (the
  * revocation came first) or visible to it and listed in its revocation event.
+ *
+ * Rotations and code exchanges go in batches (batch-while-in-flight.ts): the requests that came
+ * while the previous batch was in the database, in one statement, each a row of `unnest(…) WITH
+ * ORDINALITY` and its result the row numbered like it. The rules above hold within a batch: two
+ * requests with one token are two join rows for one row of the UPDATE, which PostgreSQL updates
+ * once, for one of them.
  */
 
 /** The new tokens' values: ids and hashes made by the caller, times of the issuing request. */
@@ -73,31 +80,16 @@ export interface ConsumedCodeRow {
 }
 
 /**
- * Inserts a refresh token (unless $3 is null) and an access token for the one row of the CTE
- * `source` (columns grant_id, client_id, user_id, school_id, resource, scope); nothing when
- * `source` is empty. Parameters $1–$8 are those of issueParams().
+ * The columns of one request's new tokens (NewTokens, and the access token's scope: null for
+ * the scope of the grant or refresh token), as the batched statements unnest them from
+ * parameters $1–$8 (tokenArrays()).
  */
-const INSERT_TOKENS = `
-new_refresh AS (
-  INSERT INTO refresh_tokens (id, token_hash, grant_id, client_id, scope, resource, issued_at, expires_at)
-  SELECT $2, $3, s.grant_id, s.client_id, s.scope, s.resource, $1::timestamp, $4::timestamp
-  FROM source s WHERE $3::text IS NOT NULL
-  RETURNING id
-),
-new_access AS (
-  INSERT INTO access_tokens (id, token_hash, grant_id, refresh_token_id, client_id, user_id, school_id, scope, audience, issued_at, expires_at)
-  SELECT $5, $6, s.grant_id, (SELECT id FROM new_refresh), s.client_id, s.user_id, s.school_id, coalesce($8, s.scope), s.resource,
-         $1::timestamp, $7::timestamp
-  FROM source s
-  RETURNING scope
-)`;
+const TOKEN_COLUMNS = 'now, refresh_id, refresh_hash, refresh_expires_at, access_id, access_hash, access_expires_at, access_scope';
+const TOKEN_ARRAYS = '$1::timestamp[], $2::text[], $3::text[], $4::timestamp[], $5::text[], $6::text[], $7::timestamp[], $8::text[]';
+const prefixed = (alias: string) => TOKEN_COLUMNS.split(', ').map((column) => `${alias}.${column}`).join(', ');
 
-/** The IssuedRow columns, from `source` and `new_access`. */
-const ISSUED_COLUMNS = `
-  s.grant_id AS "grantId", s.client_id AS "clientId", s.user_id AS "userId", s.school_id AS "schoolId",
-  s.resource, s.nonce, s.auth_time AS "authTime", (SELECT scope FROM new_access) AS "accessScope"`;
-
-function issueParams(tokens: NewTokens, accessScope: string | null): unknown[] {
+/** One request's values of the TOKEN_COLUMNS. */
+function tokenValues(tokens: NewTokens, accessScope: string | null): unknown[] {
   return [
     utc(tokens.now),
     tokens.refresh?.id ?? null,
@@ -110,66 +102,142 @@ function issueParams(tokens: NewTokens, accessScope: string | null): unknown[] {
   ];
 }
 
-/** RFC 6749 §6 rotation: the presented refresh token, if current, rotates and a new pair is issued. */
-const ROTATE_AND_ISSUE = statement('rotate_refresh_token_and_issue', `
-WITH presented AS (
-  SELECT id, grant_id FROM refresh_tokens WHERE token_hash = $9
+/** The TOKEN_COLUMNS of a batch, one array per column. */
+function tokenArrays(items: ReadonlyArray<{ tokens: NewTokens; accessScope: string | null }>): unknown[][] {
+  const rows = items.map((item) => tokenValues(item.tokens, item.accessScope));
+  return Array.from({ length: 8 }, (_, column) => rows.map((row) => row[column]));
+}
+
+/**
+ * Inserts a refresh token (unless refresh_hash is null) and an access token for each row of
+ * the CTE `source` (the grant's columns grant_id, client_id, user_id, school_id, resource,
+ * scope, and the TOKEN_COLUMNS); nothing when `source` is empty.
+ */
+const INSERT_TOKENS = `
+new_refresh AS (
+  INSERT INTO refresh_tokens (id, token_hash, grant_id, client_id, scope, resource, issued_at, expires_at)
+  SELECT s.refresh_id, s.refresh_hash, s.grant_id, s.client_id, s.scope, s.resource, s.now, s.refresh_expires_at
+  FROM source s WHERE s.refresh_hash IS NOT NULL
+),
+new_access AS (
+  INSERT INTO access_tokens (id, token_hash, grant_id, refresh_token_id, client_id, user_id, school_id, scope, audience, issued_at, expires_at)
+  SELECT s.access_id, s.access_hash, s.grant_id, CASE WHEN s.refresh_hash IS NOT NULL THEN s.refresh_id END,
+         s.client_id, s.user_id, s.school_id, coalesce(s.access_scope, s.scope), s.resource, s.now, s.access_expires_at
+  FROM source s
+  RETURNING id, scope
+)`;
+
+/** The IssuedRow columns, from `s` (a row of `source`) and `a` (its row of `new_access`). */
+const ISSUED_COLUMNS = `
+  s.grant_id AS "grantId", s.client_id AS "clientId", s.user_id AS "userId", s.school_id AS "schoolId",
+  s.resource, s.nonce, s.auth_time AS "authTime", a.scope AS "accessScope"`;
+
+/**
+ * The share locks of a batch on its grants (see the header): taken in the grants' id order, and
+ * with NOWAIT when the batch has several: a batch never waits on one grant while holding
+ * another (a revocation in progress), it is refused and its items go one by one
+ * (batch-while-in-flight.ts), each waiting as a lone statement always did.
+ */
+type GrantLock = 'FOR SHARE' | 'FOR SHARE NOWAIT';
+
+/**
+ * RFC 6749 §6 rotation, for a batch of requests: each presented refresh token, if current,
+ * rotates and a new pair is issued. Of two requests in one batch with the same token, the
+ * UPDATE rotates the row once, for one of them.
+ */
+const rotateAndIssue = (lock: GrantLock) => `
+WITH request AS (
+  SELECT * FROM unnest(${TOKEN_ARRAYS}, $9::text[], $10::text[], $11::text[])
+    WITH ORDINALITY AS r(${TOKEN_COLUMNS}, presented_hash, client_id, requested_scopes, n)
+),
+presented AS (
+  SELECT r.*, rt.id AS refresh_token_id, rt.grant_id
+  FROM request r JOIN refresh_tokens rt ON rt.token_hash = r.presented_hash
 ),
 live_grant AS (
-  SELECT g.id, g.client_id, g.user_id, g.school_id, g.resource, g.nonce, g.auth_time
-  FROM grants g WHERE g.id = (SELECT grant_id FROM presented) AND g.revoked_at IS NULL
-  FOR SHARE
+  SELECT g.* FROM (SELECT DISTINCT grant_id FROM presented ORDER BY grant_id) p
+  CROSS JOIN LATERAL (
+    SELECT g.id, g.client_id, g.user_id, g.school_id, g.resource, g.nonce, g.auth_time
+    FROM grants g WHERE g.id = p.grant_id AND g.revoked_at IS NULL
+    ${lock}
+  ) g
 ),
 source AS (
-  UPDATE refresh_tokens rt SET rotated_at = $1::timestamp
-  FROM live_grant g
-  WHERE rt.id = (SELECT id FROM presented) AND rt.grant_id = g.id AND rt.client_id = $10
-    AND rt.rotated_at IS NULL AND rt.revoked_at IS NULL AND rt.expires_at > $1::timestamp
-    AND ($11::text[] IS NULL OR string_to_array(rt.scope, ' ') @> $11::text[])
-  RETURNING rt.grant_id, g.client_id, g.user_id, g.school_id, g.resource, g.nonce, g.auth_time, rt.scope
+  UPDATE refresh_tokens rt SET rotated_at = p.now
+  FROM presented p JOIN live_grant g ON g.id = p.grant_id
+  WHERE rt.id = p.refresh_token_id AND rt.client_id = p.client_id
+    AND rt.rotated_at IS NULL AND rt.revoked_at IS NULL AND rt.expires_at > p.now
+    AND (p.requested_scopes IS NULL OR string_to_array(rt.scope, ' ') @> string_to_array(p.requested_scopes, ' '))
+  RETURNING p.n, ${prefixed('p')},
+            rt.grant_id, g.client_id, g.user_id, g.school_id, g.resource, g.nonce, g.auth_time, rt.scope
 ),
 ${INSERT_TOKENS}
-SELECT ${ISSUED_COLUMNS} FROM source s`);
+SELECT s.n, ${ISSUED_COLUMNS} FROM source s JOIN new_access a ON a.id = s.access_id`;
+
+const ROTATE_ONE = statement('rotate_refresh_token_and_issue', rotateAndIssue('FOR SHARE'));
+const ROTATE_BATCH = statement('rotate_refresh_tokens_and_issue', rotateAndIssue('FOR SHARE NOWAIT'));
 
 /** A new pair for a grant that is still alive (the reuse window of refresh-reuse.ts): nothing rotates. */
 const ISSUE_FOR_GRANT = statement('issue_for_grant', `
 WITH source AS (
-  SELECT g.id AS grant_id, g.client_id, g.user_id, g.school_id, g.resource, g.nonce, g.auth_time, $10::text AS scope
+  SELECT g.id AS grant_id, g.client_id, g.user_id, g.school_id, g.resource, g.nonce, g.auth_time, $10::text AS scope,
+         $1::timestamp AS now, $2::text AS refresh_id, $3::text AS refresh_hash, $4::timestamp AS refresh_expires_at,
+         $5::text AS access_id, $6::text AS access_hash, $7::timestamp AS access_expires_at, $8::text AS access_scope
   FROM grants g WHERE g.id = $9 AND g.revoked_at IS NULL
   FOR SHARE
 ),
 ${INSERT_TOKENS}
-SELECT ${ISSUED_COLUMNS} FROM source s`);
+SELECT ${ISSUED_COLUMNS} FROM source s JOIN new_access a ON a.id = s.access_id`);
 
 /**
- * RFC 6749 §4.1.3: the code is consumed (once: consumed_at IS NULL) whatever comes next;
- * tokens are inserted only when it is unexpired, its grant alive, the redirect_uri identical
- * and the PKCE challenge matches.
+ * RFC 6749 §4.1.3, for a batch of requests: each code is consumed (once: consumed_at IS NULL)
+ * whatever comes next; tokens are inserted only when it is unexpired, its grant alive, the
+ * redirect_uri identical and the PKCE challenge matches.
  */
-const CONSUME_CODE_AND_ISSUE = statement('consume_code_and_issue', `
-WITH presented AS (
-  SELECT c.id, c.grant_id FROM authorization_codes c WHERE c.code_hash = $9
+const consumeCodeAndIssue = (lock: GrantLock) => `
+WITH request AS (
+  SELECT * FROM unnest(${TOKEN_ARRAYS}, $9::text[], $10::text[], $11::text[], $12::text[])
+    WITH ORDINALITY AS r(${TOKEN_COLUMNS}, code_hash, client_id, redirect_uri, code_challenge, n)
+),
+presented AS (
+  SELECT r.*, c.id AS code_id, c.grant_id
+  FROM request r JOIN authorization_codes c ON c.code_hash = r.code_hash
 ),
 code_grant AS (
-  SELECT g.id, g.client_id, g.user_id, g.school_id, g.resource, g.nonce, g.auth_time, g.scope, g.revoked_at
-  FROM grants g WHERE g.id = (SELECT grant_id FROM presented) AND g.client_id = $10
-  FOR SHARE
+  SELECT g.* FROM (SELECT DISTINCT grant_id, client_id FROM presented ORDER BY grant_id) p
+  CROSS JOIN LATERAL (
+    SELECT g.id, g.client_id, g.user_id, g.school_id, g.resource, g.nonce, g.auth_time, g.scope, g.revoked_at
+    FROM grants g WHERE g.id = p.grant_id AND g.client_id = p.client_id
+    ${lock}
+  ) g
 ),
 consumed AS (
-  UPDATE authorization_codes c SET consumed_at = $1::timestamp
-  FROM code_grant g
-  WHERE c.id = (SELECT id FROM presented) AND c.grant_id = g.id AND c.consumed_at IS NULL
-  RETURNING c.expires_at, c.redirect_uri, c.code_challenge, g.revoked_at AS grant_revoked_at,
-            g.id AS grant_id, g.client_id, g.user_id, g.school_id, g.resource, g.nonce, g.auth_time, g.scope,
-            (c.expires_at > $1::timestamp AND g.revoked_at IS NULL AND c.redirect_uri = $11 AND c.code_challenge = $12) AS valid
+  UPDATE authorization_codes c SET consumed_at = p.now
+  FROM presented p JOIN code_grant g ON g.id = p.grant_id AND g.client_id = p.client_id
+  WHERE c.id = p.code_id AND c.consumed_at IS NULL
+  RETURNING p.n, ${prefixed('p')},
+            c.expires_at, c.redirect_uri AS stored_redirect_uri, c.code_challenge AS stored_code_challenge,
+            g.revoked_at AS grant_revoked_at, g.id AS grant_id, g.client_id, g.user_id, g.school_id, g.resource, g.nonce,
+            g.auth_time, g.scope,
+            (c.expires_at > p.now AND g.revoked_at IS NULL AND c.redirect_uri = p.redirect_uri AND c.code_challenge = p.code_challenge) AS valid
 ),
 source AS (
   SELECT * FROM consumed WHERE valid
 ),
 ${INSERT_TOKENS}
-SELECT c.expires_at AS "expiresAt", c.redirect_uri AS "redirectUri", c.code_challenge AS "codeChallenge",
-       c.grant_revoked_at AS "grantRevokedAt", c.valid, ${ISSUED_COLUMNS.replace(/\bs\./g, 'c.')}
-FROM consumed c`);
+SELECT s.n, s.expires_at AS "expiresAt", s.stored_redirect_uri AS "redirectUri", s.stored_code_challenge AS "codeChallenge",
+       s.grant_revoked_at AS "grantRevokedAt", s.valid, ${ISSUED_COLUMNS}
+FROM consumed s LEFT JOIN new_access a ON a.id = s.access_id`;
+
+const CONSUME_ONE = statement('consume_code_and_issue', consumeCodeAndIssue('FOR SHARE'));
+const CONSUME_BATCH = statement('consume_codes_and_issue', consumeCodeAndIssue('FOR SHARE NOWAIT'));
+
+/** A batch's rows back to its items: row `n` (1-based, WITH ORDINALITY) is item n − 1's; null for an item with none. */
+function byItem<Row extends { n: string | number }>(rows: Row[], count: number): Array<Omit<Row, 'n'> | null> {
+  const results: Array<Omit<Row, 'n'> | null> = new Array(count).fill(null);
+  for (const { n, ...row } of rows) results[Number(n) - 1] = row;
+  return results;
+}
 
 const FIND_ACTIVE_ACCESS_TOKEN = statement('find_active_access_token', `
 SELECT a.id, a.token_hash AS "tokenHash", a.grant_id AS "grantId", a.client_id AS "clientId", a.scope,
@@ -192,8 +260,49 @@ WHERE c.code_hash = $1`);
 
 type Flat<T> = Omit<T, 'grant'>;
 
+interface RotationItem {
+  tokens: NewTokens;
+  accessScope: string | null;
+  presentedHash: string;
+  clientId: string;
+  /** The requested scope's names, unknown ones included, space-delimited: they must all be the token's. */
+  requestedScopes: string | null;
+}
+
+interface CodeItem {
+  tokens: NewTokens;
+  accessScope: null;
+  codeHash: string;
+  clientId: string;
+  redirectUri: string;
+  codeChallenge: string;
+}
+
+type ConsumedRow = Flat<ConsumedCodeRow> & IssuedRow & { valid: boolean };
+
+/** Batches no larger than this (the requests in flight at once on one process are far fewer). */
+const MAX_BATCH_SIZE = 64;
+
 @Injectable()
 export class TokenQueries {
+  /**
+   * The rotations and code exchanges of this process, each kind in batches: one statement at a
+   * time in the database, the requests that come meanwhile together in the next
+   * (batch-while-in-flight.ts; issue 12: PostgreSQL's CPU per rotation about a third in
+   * batches of 10).
+   */
+  private readonly rotations = batchWhileInFlight<RotationItem, IssuedRow | null>({
+    maxBatchSize: MAX_BATCH_SIZE,
+    runBatch: (items) => this.rotate(ROTATE_BATCH, items),
+    runAlone: async (item) => (await this.rotate(ROTATE_ONE, [item]))[0] ?? null,
+  });
+
+  private readonly codeExchanges = batchWhileInFlight<CodeItem, ConsumedCodeRow | null>({
+    maxBatchSize: MAX_BATCH_SIZE,
+    runBatch: (items) => this.consume(CONSUME_BATCH, items),
+    runAlone: async (item) => (await this.consume(CONSUME_ONE, [item]))[0] ?? null,
+  });
+
   constructor(@Inject(PG_POOL) private readonly pool: Pool) {}
 
   /**
@@ -202,24 +311,24 @@ export class TokenQueries {
    * revoked, or `requested.scopes` beyond the token's): the caller then finds out which. The new
    * access token has `requested.scope`, by default the refresh token's.
    */
-  async rotateRefreshTokenAndIssue(
+  rotateRefreshTokenAndIssue(
     presentedHash: string,
     clientId: string,
     requested: { scopes: readonly string[]; scope: string } | null,
     tokens: NewTokens,
   ): Promise<IssuedRow | null> {
-    const rows = await query<IssuedRow>(this.pool, ROTATE_AND_ISSUE, [
-      ...issueParams(tokens, requested?.scope ?? null),
+    return this.rotations({
+      tokens,
+      accessScope: requested?.scope ?? null,
       presentedHash,
       clientId,
-      requested?.scopes ?? null,
-    ]);
-    return rows[0] ?? null;
+      requestedScopes: requested ? requested.scopes.join(' ') : null,
+    });
   }
 
   /** Issues a pair in a grant that is still alive (nothing rotates); null when the grant was revoked. */
   async issueForGrant(grantId: string, refreshScope: string, accessScope: string, tokens: NewTokens): Promise<IssuedRow | null> {
-    const rows = await query<IssuedRow>(this.pool, ISSUE_FOR_GRANT, [...issueParams(tokens, accessScope), grantId, refreshScope]);
+    const rows = await query<IssuedRow>(this.pool, ISSUE_FOR_GRANT, [...tokenValues(tokens, accessScope), grantId, refreshScope]);
     return rows[0] ?? null;
   }
 
@@ -227,24 +336,33 @@ export class TokenQueries {
    * Consumes the client's code and, if it passes the checks, issues the tokens, in one
    * statement; null when nothing was consumed (unknown, another client's, or already used).
    */
-  async consumeCodeAndIssue(
-    codeHash: string,
-    clientId: string,
-    redirectUri: string,
-    codeChallenge: string,
-    tokens: NewTokens,
-  ): Promise<ConsumedCodeRow | null> {
-    const rows = await query<Flat<ConsumedCodeRow> & IssuedRow & { valid: boolean }>(this.pool, CONSUME_CODE_AND_ISSUE, [
-      ...issueParams(tokens, null),
-      codeHash,
-      clientId,
-      redirectUri,
-      codeChallenge,
+  consumeCodeAndIssue(codeHash: string, clientId: string, redirectUri: string, codeChallenge: string, tokens: NewTokens): Promise<ConsumedCodeRow | null> {
+    return this.codeExchanges({ tokens, accessScope: null, codeHash, clientId, redirectUri, codeChallenge });
+  }
+
+  private async rotate(rotation: Statement, items: readonly RotationItem[]): Promise<Array<IssuedRow | null>> {
+    const rows = await query<IssuedRow & { n: string }>(this.pool, rotation, [
+      ...tokenArrays(items),
+      items.map((item) => item.presentedHash),
+      items.map((item) => item.clientId),
+      items.map((item) => item.requestedScopes),
     ]);
-    const row = rows[0];
-    if (!row) return null;
-    const { expiresAt, redirectUri: storedRedirectUri, codeChallenge: storedChallenge, grantRevokedAt, valid, ...issued } = row;
-    return { expiresAt, redirectUri: storedRedirectUri, codeChallenge: storedChallenge, grantRevokedAt, issued: valid ? issued : null };
+    return byItem(rows, items.length);
+  }
+
+  private async consume(consumption: Statement, items: readonly CodeItem[]): Promise<Array<ConsumedCodeRow | null>> {
+    const rows = await query<ConsumedRow & { n: string }>(this.pool, consumption, [
+      ...tokenArrays(items),
+      items.map((item) => item.codeHash),
+      items.map((item) => item.clientId),
+      items.map((item) => item.redirectUri),
+      items.map((item) => item.codeChallenge),
+    ]);
+    return byItem(rows, items.length).map((row) => {
+      if (!row) return null;
+      const { expiresAt, redirectUri, codeChallenge, grantRevokedAt, valid, ...issued } = row;
+      return { expiresAt, redirectUri, codeChallenge, grantRevokedAt, issued: valid ? issued : null };
+    });
   }
 
   /** The client and grant of a code, consumed or not (to tell a replay from an unknown code). */

@@ -2,12 +2,16 @@
  * The token endpoint's one-statement steps against a real database (PostgreSQL when
  * DATABASE_URL is set, the embedded one otherwise): parallel calls with one refresh token or
  * one code have exactly one winner, and a revocation racing with issuance never leaves a live
- * token of the revoked grant that its revocation event did not name.
+ * token of the revoked grant that its revocation event did not name. Rotations and code
+ * exchanges go in batches (batch-while-in-flight.ts): the calls of one turn share a statement,
+ * so these cases run both within one batch and across statements of their own.
  */
 import type { TestingModule } from '@nestjs/testing';
 import { randomUUID } from 'node:crypto';
+import { type Pool, DatabaseError } from 'pg';
 import { createTestDatabase, type TestDatabase } from '../../../../tools/test-support/test-database';
 import { generateOpaqueToken, hashToken } from '../../src/crypto/tokens';
+import { PG_POOL } from '../../src/database/pg-pool';
 import type { PrismaService } from '../../src/database/prisma.service';
 import { challengeOf } from '../../src/token/grants/pkce';
 import { type NewTokens, TokenQueries } from '../../src/token/token-queries';
@@ -34,15 +38,19 @@ describe('token statements (one statement per step, real database)', () => {
   let prisma: PrismaService;
   let queries: TokenQueries;
   let repository: TokensRepository;
+  let pool: Pool;
 
   beforeAll(async () => {
     database = await createTestDatabase('auth');
     ({ moduleRef, prisma } = await databaseTestingModule(database, { providers: [TokenQueries, TokensRepository] }));
     queries = moduleRef.get(TokenQueries);
     repository = moduleRef.get(TokensRepository);
+    pool = moduleRef.get(PG_POOL);
     await seedSchoolAndUser(prisma);
     for (const id of ['client-a', 'client-b']) await prisma.client.create({ data: testClientData(id, { scope: 'openid courses:read' }) });
   });
+
+  afterEach(() => jest.restoreAllMocks());
 
   afterAll(async () => {
     await moduleRef?.close();
@@ -85,6 +93,97 @@ describe('token statements (one statement per step, real database)', () => {
     expect(await prisma.refreshToken.count({ where: { grantId } })).toBe(2);
     expect(await prisma.accessToken.count({ where: { grantId } })).toBe(1);
     expect((await prisma.refreshToken.findUnique({ where: { tokenHash: presented } }))?.rotatedAt).not.toBeNull();
+  });
+
+  it('of parallel rotations of one refresh token in statements of their own (one per process), exactly one rotates it', async () => {
+    const grantId = await grant();
+    const presented = await refreshToken(grantId);
+    const processes = Array.from({ length: PARALLEL }, () => new TokenQueries(pool));
+    const results = await Promise.all(processes.map((other) => other.rotateRefreshTokenAndIssue(presented, 'client-a', null, newTokens())));
+    expect(results.filter((row) => row !== null)).toHaveLength(1);
+    expect(await prisma.refreshToken.count({ where: { grantId } })).toBe(2);
+    expect(await prisma.accessToken.count({ where: { grantId } })).toBe(1);
+  });
+
+  /**
+   * The statements sent from here on, in order: 'batch' or 'alone' (a batch's grant locks are
+   * NOWAIT, token-queries.ts; statements go unnamed on the embedded PostgreSQL, so the text tells).
+   */
+  function statementsSent(): Array<'batch' | 'alone'> {
+    const sent: Array<'batch' | 'alone'> = [];
+    const send = pool.query.bind(pool) as (config: { text: string }) => Promise<unknown>;
+    jest.spyOn(pool, 'query').mockImplementation(((config: { text: string }) => {
+      sent.push(config.text.includes('FOR SHARE NOWAIT') ? 'batch' : 'alone');
+      return send(config);
+    }) as never);
+    return sent;
+  }
+
+  it('answers each request of a batch with its own grant and scope, in one statement', async () => {
+    const grants = [await grant(), await grant(), await grant()];
+    const presented = await Promise.all(grants.map((grantId) => refreshToken(grantId)));
+    const sent = statementsSent();
+    const results = await Promise.all([
+      queries.rotateRefreshTokenAndIssue(presented[0] as string, 'client-a', { scopes: ['courses:read'], scope: 'courses:read' }, newTokens()),
+      queries.rotateRefreshTokenAndIssue(presented[1] as string, 'client-b', null, newTokens()),
+      queries.rotateRefreshTokenAndIssue(presented[2] as string, 'client-a', null, newTokens(false)),
+      queries.rotateRefreshTokenAndIssue(presented[0] as string, 'client-a', null, newTokens()),
+    ]);
+    expect(sent).toEqual(['batch']);
+    const [narrowed, othersToken, withoutRefresh, sameTokenAgain] = results;
+    // The first token twice in the batch: rotated once, for either request, with that request's scope.
+    expect([narrowed, sameTokenAgain].filter((row) => row !== null)).toHaveLength(1);
+    const firstScope = narrowed ? 'courses:read' : 'openid courses:read';
+    expect(narrowed ?? sameTokenAgain).toMatchObject({ grantId: grants[0], accessScope: firstScope });
+    expect(othersToken).toBeNull();
+    expect(withoutRefresh).toMatchObject({ grantId: grants[2], accessScope: 'openid courses:read' });
+    expect(await prisma.refreshToken.count({ where: { grantId: grants[0] } })).toBe(2);
+    expect(await prisma.refreshToken.count({ where: { grantId: grants[1], rotatedAt: null } })).toBe(1);
+    expect(await prisma.refreshToken.count({ where: { grantId: grants[2] } })).toBe(1);
+    const issued = await prisma.accessToken.findMany({ where: { grantId: { in: grants } }, select: { grantId: true, scope: true, refreshTokenId: true } });
+    expect(issued).toHaveLength(2);
+    expect(issued).toEqual(
+      expect.arrayContaining([
+        { grantId: grants[0], scope: firstScope, refreshTokenId: expect.any(String) },
+        { grantId: grants[2], scope: 'openid courses:read', refreshTokenId: null },
+      ]),
+    );
+  });
+
+  // A revocation holding its transaction open needs a second connection: not on the embedded
+  // PostgreSQL (one session).
+  (process.env['DATABASE_URL'] ? it : it.skip)('does not wait in a batch for a grant a revocation holds: its items go alone, the other grants’ are issued meanwhile', async () => {
+    const [held, free] = [await grant(), await grant()];
+    const [heldToken, freeToken] = [await refreshToken(held), await refreshToken(free)];
+    const revocation = await pool.connect();
+    try {
+      await revocation.query('BEGIN');
+      await revocation.query('UPDATE grants SET revoked_at = now() WHERE id = $1', [held]);
+      const sent = statementsSent();
+      const onHeld = queries.rotateRefreshTokenAndIssue(heldToken, 'client-a', null, newTokens());
+      const onFree = queries.rotateRefreshTokenAndIssue(freeToken, 'client-a', null, newTokens());
+      expect(await onFree).toMatchObject({ grantId: free });
+      expect(sent).toEqual(['batch', 'alone', 'alone']);
+      await revocation.query('COMMIT');
+      // The held grant's request waited, alone, for the revocation, then found the grant revoked.
+      expect(await onHeld).toBeNull();
+    } finally {
+      revocation.release();
+    }
+    expect(await prisma.accessToken.count({ where: { grantId: held } })).toBe(0);
+  });
+
+  it('fails only the item of a batch the database refuses', async () => {
+    const grantId = await grant();
+    const verifier = 'n'.repeat(43);
+    const [good, bad] = [await code(grantId, verifier), await code(grantId, verifier)];
+    const results = await Promise.allSettled([
+      queries.consumeCodeAndIssue(good, 'client-a', 'http://127.0.0.1/cb', challengeOf(verifier), newTokens()),
+      queries.consumeCodeAndIssue(bad, 'client-a', 'http://127.0.0.1/cb\u0000', challengeOf(verifier), newTokens()),
+    ]);
+    expect(results[0]).toMatchObject({ status: 'fulfilled', value: { issued: { grantId } } });
+    expect(results[1]).toMatchObject({ status: 'rejected', reason: expect.any(DatabaseError) });
+    expect((await prisma.authorizationCode.findUnique({ where: { codeHash: bad } }))?.consumedAt).toBeNull();
   });
 
   it('rotates nothing for another client, a scope beyond the token, an expired or a rotated token', async () => {
