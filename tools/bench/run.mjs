@@ -253,6 +253,21 @@ const COURSES = '/api/v1/courses?limit=5';
 /** For a token caller: the published courses only, so that its answer is anonymous's (same rows, same JSON). */
 const COURSES_PUBLISHED = `${COURSES}&published=true`;
 
+
+/** oidc-provider's client_credentials grant (client_secret_post), as both of its cases send it. */
+function opClientCredentials(ctx) {
+  return {
+    target: ctx.platform.urls.op,
+    request: {
+      method: 'POST',
+      path: '/token',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: `grant_type=client_credentials&client_id=bench-cc&client_secret=${encodeURIComponent(ctx.platform.secrets.opClientCredentials)}&scope=${encodeURIComponent(BENCH_SCOPE)}`,
+    },
+    expect: { status: [200], bodyIncludes: '"access_token"' },
+  };
+}
+
 const CASES = [
   {
     id: 'rs-anonymous',
@@ -381,16 +396,23 @@ const CASES = [
     id: 'op-client-credentials',
     title: 'oidc-provider 9, token endpoint: client_credentials',
     service: 'op',
-    spec: (ctx) => ({
-      target: ctx.platform.urls.op,
-      request: {
-        method: 'POST',
-        path: '/token',
-        headers: { 'content-type': 'application/x-www-form-urlencoded' },
-        body: `grant_type=client_credentials&client_id=bench-cc&client_secret=${encodeURIComponent(ctx.platform.secrets.opClientCredentials)}&scope=${encodeURIComponent(BENCH_SCOPE)}`,
-      },
-      expect: { status: [200], bodyIncludes: '"access_token"' },
-    }),
+    spec: (ctx) => opClientCredentials(ctx),
+  },
+  {
+    // The paced cases' reference: the same open loop, rate and load generator against
+    // oidc-provider's in-memory client_credentials. Its p99 is what this machine and load
+    // generator add to any server at that rate (GC pauses, the loaded core), no target of its own.
+    id: 'op-client-credentials-paced',
+    title: 'oidc-provider 9, client_credentials at a fixed rate of 0.5 × its own closed-loop req/s (open loop, reference for the paced cases)',
+    service: 'op',
+    spec: (ctx, _seconds, round) => {
+      const reference = round['op-client-credentials']?.rps ?? 200;
+      return {
+        ...opClientCredentials(ctx),
+        connections: 64,
+        paced: { rate: Math.max(1, Math.round(0.5 * reference)) },
+      };
+    },
   },
   {
     id: 'token-refresh-paced',
@@ -619,10 +641,14 @@ function analyse(ctx, suites, cases) {
     const s = perRound((r) => r['token-refresh'].rps / r['op-client-credentials'].rps);
     targets.push({ id: 'refresh-vs-op', target: 'refresh grant req/s ÷ oidc-provider client_credentials req/s', measured: fmtSummary(s, 2, '×'), goal: '≥ 0.5×', result: verdict(s, (v) => v >= 0.5), value: s });
   }
+  // What the machine and the load generator add at that rate: oidc-provider in memory, same open loop.
+  const referenceP99 = has('op-client-credentials-paced')
+    ? `; oidc-provider itself at that load: p99 ${fmtAuto(perRound((r) => r['op-client-credentials-paced'].latencyMs.p99), ' ms')}`
+    : '';
   if (has('token-refresh-paced')) {
     const s = perRound((r) => r['token-refresh-paced'].latencyMs.p99);
     const achieved = perRound((r) => r['token-refresh-paced'].rps / r['token-refresh-paced'].paced.rate);
-    targets.push({ id: 'refresh-p99-at-load', target: `refresh grant p99 at 0.5 × oidc-provider client_credentials req/s (open loop; achieved ${fmtSummary(achieved, 2, '×')} of the planned rate)`, measured: fmtAuto(s, ' ms'), goal: '< 25 ms', result: verdict(s, (v) => v < 25), value: s });
+    targets.push({ id: 'refresh-p99-at-load', target: `refresh grant p99 at 0.5 × oidc-provider client_credentials req/s (open loop; achieved ${fmtSummary(achieved, 2, '×')} of the planned rate${referenceP99})`, measured: fmtAuto(s, ' ms'), goal: '< 25 ms', result: verdict(s, (v) => v < 25), value: s });
   }
   if (has('token-code', 'op-client-credentials')) {
     const s = perRound((r) => r['token-code'].rps / r['op-client-credentials'].rps);
@@ -631,7 +657,7 @@ function analyse(ctx, suites, cases) {
   if (has('token-code-paced')) {
     const s = perRound((r) => r['token-code-paced'].latencyMs.p99);
     const achieved = perRound((r) => r['token-code-paced'].rps / r['token-code-paced'].paced.rate);
-    targets.push({ id: 'code-p99-at-load', target: `code exchange p99 at 0.5 × oidc-provider client_credentials req/s (open loop; achieved ${fmtSummary(achieved, 2, '×')} of the planned rate)`, measured: fmtAuto(s, ' ms'), goal: '< 25 ms', result: verdict(s, (v) => v < 25), value: s });
+    targets.push({ id: 'code-p99-at-load', target: `code exchange p99 at 0.5 × oidc-provider client_credentials req/s (open loop; achieved ${fmtSummary(achieved, 2, '×')} of the planned rate${referenceP99})`, measured: fmtAuto(s, ' ms'), goal: '< 25 ms', result: verdict(s, (v) => v < 25), value: s });
   }
   if (has('register') && BASELINE?.register) {
     const s = perRound((r) => r.register.rps / BASELINE.register.rps);
