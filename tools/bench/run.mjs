@@ -253,7 +253,6 @@ const COURSES = '/api/v1/courses?limit=5';
 /** For a token caller: the published courses only, so that its answer is anonymous's (same rows, same JSON). */
 const COURSES_PUBLISHED = `${COURSES}&published=true`;
 
-
 /** oidc-provider's client_credentials grant (client_secret_post), as both of its cases send it. */
 function opClientCredentials(ctx) {
   return {
