@@ -84,9 +84,19 @@ export interface ConsumedCodeRow {
  * the scope of the grant or refresh token), as the batched statements unnest them from
  * parameters $1–$8 (tokenArrays()).
  */
-const TOKEN_COLUMNS = 'now, refresh_id, refresh_hash, refresh_expires_at, access_id, access_hash, access_expires_at, access_scope';
-const TOKEN_ARRAYS = '$1::timestamp[], $2::text[], $3::text[], $4::timestamp[], $5::text[], $6::text[], $7::timestamp[], $8::text[]';
-const prefixed = (alias: string) => TOKEN_COLUMNS.split(', ').map((column) => `${alias}.${column}`).join(', ');
+const TOKEN_COLUMN_TYPES = [
+  ['now', 'timestamp'],
+  ['refresh_id', 'text'],
+  ['refresh_hash', 'text'],
+  ['refresh_expires_at', 'timestamp'],
+  ['access_id', 'text'],
+  ['access_hash', 'text'],
+  ['access_expires_at', 'timestamp'],
+  ['access_scope', 'text'],
+] as const;
+const TOKEN_COLUMNS = TOKEN_COLUMN_TYPES.map(([column]) => column).join(', ');
+const TOKEN_ARRAYS = TOKEN_COLUMN_TYPES.map(([, type], index) => `$${index + 1}::${type}[]`).join(', ');
+const prefixed = (alias: string) => TOKEN_COLUMN_TYPES.map(([column]) => `${alias}.${column}`).join(', ');
 
 /** One request's values of the TOKEN_COLUMNS. */
 function tokenValues(tokens: NewTokens, accessScope: string | null): unknown[] {
@@ -105,7 +115,7 @@ function tokenValues(tokens: NewTokens, accessScope: string | null): unknown[] {
 /** The TOKEN_COLUMNS of a batch, one array per column. */
 function tokenArrays(items: ReadonlyArray<{ tokens: NewTokens; accessScope: string | null }>): unknown[][] {
   const rows = items.map((item) => tokenValues(item.tokens, item.accessScope));
-  return Array.from({ length: 8 }, (_, column) => rows.map((row) => row[column]));
+  return TOKEN_COLUMN_TYPES.map((_, column) => rows.map((row) => row[column]));
 }
 
 /**
@@ -340,29 +350,35 @@ export class TokenQueries {
     return this.codeExchanges({ tokens, accessScope: null, codeHash, clientId, redirectUri, codeChallenge });
   }
 
-  private async rotate(rotation: Statement, items: readonly RotationItem[]): Promise<Array<IssuedRow | null>> {
-    const rows = await query<IssuedRow & { n: string }>(this.pool, rotation, [
-      ...tokenArrays(items),
-      items.map((item) => item.presentedHash),
-      items.map((item) => item.clientId),
-      items.map((item) => item.requestedScopes),
-    ]);
-    return byItem(rows, items.length);
+  private rotate(rotation: Statement, items: readonly RotationItem[]): Promise<Array<IssuedRow | null>> {
+    return this.batchRows<RotationItem, IssuedRow>(rotation, items, [(item) => item.presentedHash, (item) => item.clientId, (item) => item.requestedScopes]);
   }
 
   private async consume(consumption: Statement, items: readonly CodeItem[]): Promise<Array<ConsumedCodeRow | null>> {
-    const rows = await query<ConsumedRow & { n: string }>(this.pool, consumption, [
-      ...tokenArrays(items),
-      items.map((item) => item.codeHash),
-      items.map((item) => item.clientId),
-      items.map((item) => item.redirectUri),
-      items.map((item) => item.codeChallenge),
+    const rows = await this.batchRows<CodeItem, ConsumedRow>(consumption, items, [
+      (item) => item.codeHash,
+      (item) => item.clientId,
+      (item) => item.redirectUri,
+      (item) => item.codeChallenge,
     ]);
-    return byItem(rows, items.length).map((row) => {
+    return rows.map((row) => {
       if (!row) return null;
       const { expiresAt, redirectUri, codeChallenge, grantRevokedAt, valid, ...issued } = row;
       return { expiresAt, redirectUri, codeChallenge, grantRevokedAt, issued: valid ? issued : null };
     });
+  }
+
+  /**
+   * A batched statement: the items' TOKEN_COLUMNS as $1–$8, then one array per column of
+   * `columns`; each item's row (or null) in the items' order.
+   */
+  private async batchRows<Item extends { tokens: NewTokens; accessScope: string | null }, Row>(
+    batch: Statement,
+    items: readonly Item[],
+    columns: ReadonlyArray<(item: Item) => unknown>,
+  ): Promise<Array<Omit<Row, 'n'> | null>> {
+    const rows = await query<Row & { n: string }>(this.pool, batch, [...tokenArrays(items), ...columns.map((column) => items.map(column))]);
+    return byItem(rows, items.length);
   }
 
   /** The client and grant of a code, consumed or not (to tell a replay from an unknown code). */

@@ -177,12 +177,15 @@ describe('token statements (one statement per step, real database)', () => {
     const grantId = await grant();
     const verifier = 'n'.repeat(43);
     const [good, bad] = [await code(grantId, verifier), await code(grantId, verifier)];
+    const sent = statementsSent();
     const results = await Promise.allSettled([
       queries.consumeCodeAndIssue(good, 'client-a', 'http://127.0.0.1/cb', challengeOf(verifier), newTokens()),
       queries.consumeCodeAndIssue(bad, 'client-a', 'http://127.0.0.1/cb\u0000', challengeOf(verifier), newTokens()),
     ]);
     expect(results[0]).toMatchObject({ status: 'fulfilled', value: { issued: { grantId } } });
     expect(results[1]).toMatchObject({ status: 'rejected', reason: expect.any(DatabaseError) });
+    // Refused as a batch, then each alone.
+    expect(sent).toEqual(['batch', 'alone', 'alone']);
     expect((await prisma.authorizationCode.findUnique({ where: { codeHash: bad } }))?.consumedAt).toBeNull();
   });
 
