@@ -16,6 +16,9 @@
 //                       --cpu-prof; summarize the top self-time functions at the end
 //   --no-build          use dist/ as it is
 //   --no-pin            do not pin with taskset
+// Environment:
+//   BENCH_NODE_ARGS_AUTH_SERVER, …_RESOURCE_SERVER, …_GATEWAY, …_OIDC_PROVIDER, …_FLOOR: extra node flags
+//                       for that process, space-separated (e.g. "--trace-gc --trace-gc-nvp")
 import { spawn } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -56,7 +59,7 @@ function parseArgs(argv) {
     else if (arg === '--only') options.only = value(i++).split(',');
     else if (arg === '--profile') options.profile = value(i++).split(',');
     else if (arg === '--help' || arg === '-h') {
-      console.log(readFileSync(fileURLToPath(import.meta.url), 'utf8').split('\n').slice(1, 21).map((l) => l.replace(/^\/\/ ?/, '')).join('\n'));
+      console.log(readFileSync(fileURLToPath(import.meta.url), 'utf8').split('\n').slice(1).filter((l, i, all) => all.slice(0, i + 1).every((x) => x.startsWith('//'))).map((l) => l.replace(/^\/\/ ?/, '')).join('\n'));
       process.exit(0);
     } else throw new Error(`unknown option ${arg}`);
   }

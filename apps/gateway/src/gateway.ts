@@ -125,6 +125,11 @@ class RequestLogs extends LogController {
   }
 }
 
+/** proxy-addr's trust function for "one proxy in front": the connecting peer, and no hop beyond it. */
+function trustTheNearestHopOnly(_address: string, hop: number): boolean {
+  return hop === 0;
+}
+
 /**
  * The public origin: answers its own probes, and forwards every other request, body streamed
  * and path and query untouched, to the service the route table names. Not yet listening; the
@@ -132,8 +137,9 @@ class RequestLogs extends LogController {
  */
 export async function createGateway(options: GatewayOptions): Promise<FastifyInstance> {
   // true: exactly one hop (the proxy in front), never "every hop", which would make the
-  // leftmost, client-written entry the address.
-  const trustProxy = options.trustProxy === true ? 1 : (options.trustProxy ?? false);
+  // leftmost, client-written entry the address. A function: Fastify 5.12 reads a hop count
+  // (the number 1) as "trust nothing".
+  const trustProxy = options.trustProxy === true ? trustTheNearestHopOnly : (options.trustProxy ?? false);
   const bodyLimits = options.bodyLimits ?? SERVICE_BODY_LIMITS;
   const uploadMaxBytes = options.uploadMaxBytes ?? DEFAULT_UPLOAD_MAX_BYTES;
   const bodyLimitOf = (target: string, contentType: string | undefined) =>

@@ -214,7 +214,7 @@ export async function startPlatform({ pinning, profile, log }) {
     const nodeArgsFor = (name) =>
       profile?.services.includes(name)
         ? ['--cpu-prof', '--cpu-prof-interval', '100', '--cpu-prof-dir', profile.dir, '--cpu-prof-name', `${name}.cpuprofile`]
-        : [];
+        : (process.env[`BENCH_NODE_ARGS_${name.toUpperCase().replaceAll('-', '_')}`]?.split(' ').filter(Boolean) ?? []);
 
     const serviceChildren = [];
     for (const service of services) {
