@@ -49,8 +49,12 @@ export function portOf(service, env = process.env) {
  * after a burst the auth server holds ~105 MB of new_space resident (~310-340 MB RSS), still after
  * 30 s idle (bench). --max-semi-space-size=16, side by side with the default over 12 interleaved
  * rounds (issue 12): RSS 283 → 205 MB, introspection +11.5 µs of CPU (~10 %, 10 of 12 rounds
- * higher), refresh +7 µs (within the noise). Not taken for servers: the memory costs less than
- * the CPU on the busiest endpoint.
+ * higher), refresh +7 µs (within the noise). Measured again on Fastify 5.12.8, whose body parser
+ * no longer keeps every POST's request alive past young collections (3 rounds per case, runs
+ * alternated): RSS after the cases 318-334 → 242 MB (16) and 224 MB (8), introspection the same
+ * (68-70 µs), refresh +11 to +25 µs (130-141 → 152-155 µs, ~12 %), the case nearest its line.
+ * Not taken for servers: the memory costs less than the CPU, and the auth server is ~185 MB before
+ * any load (the node binary, Prisma's wasm query compiler), so 200 MB is out of reach either way.
  */
 /*
  * --expose-gc: for the one collection a service runs of its own, once it has been quiet for 10 s
