@@ -59,7 +59,9 @@ function parseArgs(argv) {
     else if (arg === '--only') options.only = value(i++).split(',');
     else if (arg === '--profile') options.profile = value(i++).split(',');
     else if (arg === '--help' || arg === '-h') {
-      console.log(readFileSync(fileURLToPath(import.meta.url), 'utf8').split('\n').slice(1).filter((l, i, all) => all.slice(0, i + 1).every((x) => x.startsWith('//'))).map((l) => l.replace(/^\/\/ ?/, '')).join('\n'));
+      const lines = readFileSync(fileURLToPath(import.meta.url), 'utf8').split('\n');
+      const header = lines.slice(1, lines.findIndex((line, i) => i > 0 && !line.startsWith('//')));
+      console.log(header.map((l) => l.replace(/^\/\/ ?/, '')).join('\n'));
       process.exit(0);
     } else throw new Error(`unknown option ${arg}`);
   }

@@ -53,8 +53,9 @@ export function portOf(service, env = process.env) {
  * no longer keeps every POST's request alive past young collections (3 rounds per case, runs
  * alternated): RSS after the cases 318-334 → 242 MB (16) and 224 MB (8), introspection the same
  * (68-70 µs), refresh +11 to +25 µs (130-141 → 152-155 µs, ~12 %), the case nearest its line.
- * Not taken for servers: the memory costs less than the CPU, and the auth server is ~185 MB before
- * any load (the node binary, Prisma's wasm query compiler), so 200 MB is out of reach either way.
+ * Not taken for servers: the memory costs less than the CPU, and the auth server holds 185-210 MB
+ * with an empty young generation (just after start; at rest after the idle release: the node
+ * binary, Prisma's wasm query compiler, the old generation), so 200 MB is out of reach either way.
  */
 /*
  * --expose-gc: for the one collection a service runs of its own, once it has been quiet for 10 s
