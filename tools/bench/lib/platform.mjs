@@ -211,10 +211,12 @@ export async function startPlatform({ pinning, profile, log }) {
       RATE_LIMIT_INTROSPECTION_PER_CALLER: '1000000000',
       ...(redisUrl ? { REDIS_URL: redisUrl } : {}),
     };
-    const nodeArgsFor = (name) =>
-      profile?.services.includes(name)
+    const nodeArgsFor = (name) => [
+      ...(profile?.services.includes(name)
         ? ['--cpu-prof', '--cpu-prof-interval', '100', '--cpu-prof-dir', profile.dir, '--cpu-prof-name', `${name}.cpuprofile`]
-        : (process.env[`BENCH_NODE_ARGS_${name.toUpperCase().replaceAll('-', '_')}`]?.split(' ').filter(Boolean) ?? []);
+        : []),
+      ...(process.env[`BENCH_NODE_ARGS_${name.toUpperCase().replaceAll('-', '_')}`]?.split(' ').filter(Boolean) ?? []),
+    ];
 
     const serviceChildren = [];
     for (const service of services) {
