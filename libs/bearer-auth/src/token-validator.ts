@@ -141,9 +141,13 @@ export class TokenValidator implements OnModuleInit, OnModuleDestroy {
     return this.trustPeriod() !== undefined;
   }
 
-  /** A tombstone (revoked recently) answers inactive from memory too. */
+  /**
+   * A tombstone (revoked recently) answers inactive from memory too. Most of the time there is
+   * none, and a second LRU lookup on every bearer request is then skipped (`size` counts expired
+   * tombstones until they are purged, which only means looking).
+   */
   private memoryEntry(key: string): LocalEntry | undefined {
-    return this.revoked.has(key) ? INACTIVE_ENTRY : this.local.get(key);
+    return this.revoked.size !== 0 && this.revoked.has(key) ? INACTIVE_ENTRY : this.local.get(key);
   }
 
   private fromMemory(key: string): LocalEntry | undefined {
