@@ -35,6 +35,27 @@ describe('HTTP metrics', () => {
     ]);
   });
 
+  it('counts the requests answered between two scrapes once', async () => {
+    const fresh = new ServiceMetrics();
+    const requests = async () => (await fresh.render()).split('\n').filter((line) => line.startsWith('http_requests_total{'));
+    fresh.observeRequest('POST', '/api/oauth/token', 200, 0.001);
+    fresh.observeRequest('POST', '/api/oauth/token', 400, 0.001);
+    fresh.observeRequest('POST', '/api/oauth/token', 200, 0.001);
+    expect(await requests()).toEqual([
+      'http_requests_total{method="POST",route="/api/oauth/token",status="200"} 2',
+      'http_requests_total{method="POST",route="/api/oauth/token",status="400"} 1',
+    ]);
+    fresh.observeRequest('GET', '/api/oauth/token', 200, 0.001);
+    fresh.observeRequest('POST', '/api/oauth/token', 200, 0.001);
+    const second = await requests();
+    expect(await requests()).toEqual(second);
+    expect(second).toEqual([
+      'http_requests_total{method="POST",route="/api/oauth/token",status="200"} 3',
+      'http_requests_total{method="POST",route="/api/oauth/token",status="400"} 1',
+      'http_requests_total{method="GET",route="/api/oauth/token",status="200"} 1',
+    ]);
+  });
+
   it('leaves probes and the metrics endpoint out', async () => {
     await app.inject('/healthz');
     await app.inject('/metrics');
