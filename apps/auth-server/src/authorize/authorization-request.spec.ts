@@ -139,6 +139,10 @@ describe('validateAuthorizationRequest', () => {
       ['relative resource', { resource: '/api' }, 'invalid_target', 'must be an absolute URI'],
       ['resource with fragment', { resource: `${API}/mcp#x` }, 'invalid_target', 'must not have a fragment'],
       ['one bad resource among good ones', { resource: [`${API}/mcp`, 'https://evil.example'] }, 'invalid_target', 'Unknown resource'],
+      ['eleven resources', { resource: Array.from({ length: 11 }, () => `${API}/mcp`) }, 'invalid_request', 'Too many resource parameters'],
+      ['a resource over 2000 characters', { resource: `${API}/${'a'.repeat(2000)}` }, 'invalid_request', 'The resource parameter is longer than 2000 characters'],
+      // Issue 33: 60,000 slashes cost seconds in the old trailing-slash regex; now refused by length first.
+      ['a resource of 60,000 slashes', { resource: `${API}/${'/'.repeat(60_000)}x` }, 'invalid_request', 'The resource parameter is longer than 2000 characters'],
       ['repeated scope', { scope: ['openid', 'openid'] }, 'invalid_request', 'The scope parameter is included more than once'],
       ['repeated code_challenge', { code_challenge: [CHALLENGE, CHALLENGE] }, 'invalid_request', 'The code_challenge parameter is included more than once'],
       ['repeated response_type', { response_type: ['code', 'code'] }, 'invalid_request', 'The response_type parameter is included more than once'],

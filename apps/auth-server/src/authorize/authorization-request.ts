@@ -9,7 +9,7 @@ import {
 import { formatScopes } from '@platform/scopes';
 import { matchesClientRedirectUri } from '../client-metadata-documents/redirect-uri-match';
 import { type ClientScopePolicy, resolveRequestedScopes } from '../clients/scope-policy';
-import { resolveResource } from '../resources/resource-indicator';
+import { MAX_RESOURCE_LENGTH, MAX_RESOURCES, resolveResource } from '../resources/resource-indicator';
 import { AuthorizationRedirectError } from './errors';
 import type { RequestParams } from './request-params';
 import { AUTHORIZATION_CODE_GRANT } from '../token/grants/supported-grant-types';
@@ -64,7 +64,6 @@ export const MAX_NONCE_LENGTH = 512;
 // eslint-disable-next-line no-control-regex -- matching control characters is the point
 const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f]/;
 const MAX_REDIRECT_URI_LENGTH = 2000;
-const MAX_RESOURCES = 10;
 /** max_age in seconds: digits only, at most a year's worth (a longer one means no limit anyway). */
 const MAX_AGE = /^\d{1,8}$/;
 
@@ -168,6 +167,9 @@ export async function validateAuthorizationRequest(
 
   const resources = params.get('resource') ?? [];
   if (resources.length > MAX_RESOURCES) throw back(new InvalidRequestError('Too many resource parameters'));
+  if (resources.some((value) => value.length > MAX_RESOURCE_LENGTH)) {
+    throw back(new InvalidRequestError(`The resource parameter is longer than ${MAX_RESOURCE_LENGTH} characters`));
+  }
   let resource = context.apiResource;
   try {
     // Every URI under the platform's origin resolves to the one canonical resource.

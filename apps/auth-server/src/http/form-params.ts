@@ -29,10 +29,11 @@ export class FormParams {
     return value;
   }
 
-  /** Every value of a parameter that may be repeated (e.g. RFC 8707 `resource`). */
-  all(name: string, maxLength = 4096): string[] {
+  /** Every value of a parameter that may be repeated (e.g. RFC 8707 `resource`), at most maxCount of them. */
+  all(name: string, maxLength = 4096, maxCount = 1): string[] {
     const value = this.body[name];
     const values = value === undefined ? [] : Array.isArray(value) ? value : [value];
+    if (values.length > maxCount) throw new InvalidRequestError(`Too many ${name} parameters`);
     return values.map((entry) => {
       if (typeof entry !== 'string' || entry.length > maxLength) {
         throw new InvalidRequestError(`The ${name} parameter is malformed`);

@@ -61,3 +61,26 @@ describe('normalizeResourceUri (RFC 3986 §6.2)', () => {
     expect(normalizeResourceUri(value)).toEqual({ ...expected, hasUserinfo: false });
   });
 });
+
+describe('normalizeResourceUri on a long run of slashes (issue 33)', () => {
+  // 100,000 slashes before an `x`: the trailing-slash regex this replaced took ~3 s here (it is
+  // quadratic: ~1 s at 60,000); the linear trim takes about a millisecond. The bound is far
+  // above both the noise and the linear cost, and far below the quadratic one.
+  const run = '/'.repeat(100_000);
+
+  it.each([
+    ['a run inside the path', `http://example.com/${run}x`, `/${run}x`],
+    ['a run at the end', `http://example.com/mcp${run}`, '/mcp'],
+  ])('%s: linear time, the same answer', (_name, value, path) => {
+    const started = performance.now();
+    const normalized = normalizeResourceUri(value);
+    expect(performance.now() - started).toBeLessThan(1_000);
+    expect(normalized).toEqual({ origin: 'http://example.com', path, hasUserinfo: false });
+  });
+
+  it('resolveResource refuses such a path under another origin promptly', () => {
+    const started = performance.now();
+    expect(() => resolveResource('http://127.0.0.1:3000', `http://127.0.0.1:4000/${run}x`)).toThrow(InvalidTargetError);
+    expect(performance.now() - started).toBeLessThan(1_000);
+  });
+});

@@ -1,6 +1,14 @@
 import { InvalidTargetError } from '@platform/oauth-errors';
 
 /**
+ * The most `resource` parameters one request may carry, and the longest each may be: at the
+ * authorization endpoint and at the token endpoint alike. RFC 8707 allows several; this server
+ * has one protected resource, spelled a few ways, so ten is plenty.
+ */
+export const MAX_RESOURCES = 10;
+export const MAX_RESOURCE_LENGTH = 2000;
+
+/**
  * RFC 8707 resource indicators. The platform has one protected resource, its API, whose
  * canonical URI is the public origin. Clients spell it many ways (the origin, `{base}/mcp`,
  * `{base}/api/v1`, with or without a trailing slash, an upper-case scheme or host: clients
@@ -49,5 +57,16 @@ export function normalizeResourceUri(value: string): NormalizedResource | null {
     const char = String.fromCharCode(parseInt(hex, 16));
     return /[A-Za-z0-9\-._~]/.test(char) ? char : escape.toUpperCase();
   });
-  return { origin: url.origin, path: path.replace(/\/+$/, ''), hasUserinfo: Boolean(url.username || url.password) };
+  return { origin: url.origin, path: withoutTrailingSlashes(path), hasUserinfo: Boolean(url.username || url.password) };
+}
+
+/**
+ * Linear, where `path.replace(/\/+$/, '')` is quadratic: the regex tries every slash of a long
+ * run as a start and scans to the run's end each time (60,000 slashes and an `x`: seconds of a
+ * blocked event loop).
+ */
+function withoutTrailingSlashes(path: string): string {
+  let end = path.length;
+  while (end > 0 && path[end - 1] === '/') end--;
+  return path.slice(0, end);
 }

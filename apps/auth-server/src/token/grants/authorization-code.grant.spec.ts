@@ -206,6 +206,18 @@ const cases: Case[] = [
     },
   },
   {
+    name: 'eleven resource parameters → invalid_request before any of them is resolved, code left unused',
+    given: { codes: { [CODE]: storedCode() } },
+    request: exchange({ resource: Array.from({ length: 11 }, () => `${ISSUER}/mcp`) }),
+    expected: { error: InvalidRequestError, code: 'invalid_request', description: 'Too many resource parameters', calls: [] },
+  },
+  {
+    name: 'a resource over 2000 characters → invalid_request, as before, code left unused',
+    given: { codes: { [CODE]: storedCode() } },
+    request: exchange({ resource: `${ISSUER}/${'a'.repeat(2000)}` }),
+    expected: { error: InvalidRequestError, code: 'invalid_request', description: 'The resource parameter is malformed', calls: [] },
+  },
+  {
     name: 'an unknown code → invalid_grant, nothing revoked',
     given: { codes: {} },
     request: exchange(),

@@ -5,7 +5,7 @@ import type { RegisteredClient } from '../../clients/clients.repository';
 import type { FormParams } from '../../http/form-params';
 import { AUTH_CONFIG, type AuthConfig } from '../../config/auth-config';
 import { hashToken } from '../../crypto/tokens';
-import { resolveResource } from '../../resources/resource-indicator';
+import { MAX_RESOURCE_LENGTH, MAX_RESOURCES, resolveResource } from '../../resources/resource-indicator';
 import { GrantRevoker } from '../grant-revoker';
 import { TokenIssuer } from '../token-issuer';
 import { type ConsumedCodeRow, TokenQueries } from '../token-queries';
@@ -34,7 +34,7 @@ export class AuthorizationCodeGrant implements GrantHandler {
     const redirectUri = params.required('redirect_uri', 2000);
     const verifier = params.required('code_verifier', 256);
     // RFC 8707 §2: every resource named here must be one this server issues tokens for.
-    for (const resource of params.all('resource', 2000)) resolveResource(this.config.apiResource, resource);
+    for (const resource of params.all('resource', MAX_RESOURCE_LENGTH, MAX_RESOURCES)) resolveResource(this.config.apiResource, resource);
     if (!isWellFormedVerifier(verifier)) {
       throw new InvalidRequestError('code_verifier must be 43 to 128 characters of [A-Za-z0-9-._~]');
     }

@@ -204,6 +204,12 @@ const cases: Case[] = [
     },
   },
   {
+    name: 'eleven resource parameters → invalid_request, never rotates',
+    given: { tokens: [storedToken()] },
+    request: { refresh_token: TOKEN, resource: Array.from({ length: 11 }, () => `${ISSUER}/mcp`) },
+    expected: { error: InvalidRequestError, code: 'invalid_request', description: 'Too many resource parameters', calls: [] },
+  },
+  {
     name: 'an unknown refresh token → invalid_grant',
     given: { tokens: [] },
     request: { refresh_token: TOKEN },

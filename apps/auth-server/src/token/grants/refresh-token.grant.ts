@@ -6,7 +6,7 @@ import type { RegisteredClient } from '../../clients/clients.repository';
 import type { FormParams } from '../../http/form-params';
 import { AUTH_CONFIG, type AuthConfig } from '../../config/auth-config';
 import { hashToken } from '../../crypto/tokens';
-import { resolveResource } from '../../resources/resource-indicator';
+import { MAX_RESOURCE_LENGTH, MAX_RESOURCES, resolveResource } from '../../resources/resource-indicator';
 import { GrantRevoker } from '../grant-revoker';
 import { type IssuedTokens, TokenIssuer } from '../token-issuer';
 import { TokenQueries } from '../token-queries';
@@ -46,7 +46,7 @@ export class RefreshTokenGrant implements GrantHandler {
     const request: RefreshRequest = {
       presentedHash: hashToken(presented),
       requestedScopes: requestedScope === undefined ? null : parseScopeString(requestedScope),
-      resources: params.all('resource', 2000),
+      resources: params.all('resource', MAX_RESOURCE_LENGTH, MAX_RESOURCES),
     };
     if (!client.grantTypes.includes(this.grantType)) {
       throw new UnauthorizedClientError('This client is not registered for the refresh_token grant');
