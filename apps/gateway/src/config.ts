@@ -66,7 +66,7 @@ const trustProxySchema = unsetWhenEmpty(
  * Every variable the gateway reads, validated once at start. A malformed variable stops the
  * gateway with a message that names it.
  */
-const EnvSchema = z.object({
+export const EnvSchema = z.object({
   HOST: unsetWhenEmpty(hostEnv),
   PORT: portEnv(3000),
   AUTH_SERVER_URL: upstreamOrigin('http://127.0.0.1:3001'),

@@ -40,7 +40,7 @@ const hostList = z
   .transform((value) => value.split(',').map((host) => host.trim().toLowerCase()).filter((host) => host !== ''))
   .pipe(z.array(z.string().regex(/^(\*\.)?[a-z0-9.-]+(:\d{1,5})?$/, 'host names or *.domain patterns, comma-separated')));
 
-const EnvSchema = z.object({
+export const EnvSchema = z.object({
   NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
   CIMD_ENABLED: booleanFlag.default(true),
   CIMD_ALLOWED_HOSTS: hostList,

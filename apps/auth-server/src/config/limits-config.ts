@@ -13,7 +13,7 @@ const count = (fallback: number) => z.coerce.number().int().min(1).max(1_000_000
 const seconds = (fallback: number) => z.coerce.number().int().min(1).max(365 * 24 * 3600).default(fallback);
 const booleanFlag = z.enum(['true', 'false', '1', '0']).transform((value) => value === 'true' || value === '1');
 
-const LimitsEnvSchema = z.object({
+export const LimitsEnvSchema = z.object({
   /** false: no request rate limits (login backoff stays: it protects accounts, not capacity). */
   RATE_LIMITS_ENABLED: booleanFlag.default(true),
   /**

@@ -17,7 +17,7 @@ const booleanFlag = z
 
 const seconds = (fallback: number) => z.coerce.number().int().positive().default(fallback);
 
-const EnvSchema = z.object({
+export const EnvSchema = z.object({
   NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
   HOST: hostEnv,
   RESOURCE_PORT: portEnv(3002),
