@@ -11,6 +11,7 @@ describe('loadGatewayConfig', () => {
       uploadMaxBytes: 5 * 1024 * 1024,
       logLevel: 'info',
       shutdownTimeoutMs: 8000,
+      publicOrigin: undefined,
     });
   });
 
@@ -21,6 +22,7 @@ describe('loadGatewayConfig', () => {
     ['SHUTDOWN_TIMEOUT_MS', { SHUTDOWN_TIMEOUT_MS: '5' }],
     ['UPLOAD_MAX_BYTES', { UPLOAD_MAX_BYTES: '-1' }],
     ['GATEWAY_TRUST_PROXY', { GATEWAY_TRUST_PROXY: 'yes' }],
+    ['PUBLIC_BASE_URL', { PUBLIC_BASE_URL: 'ftp://academy.example' }],
   ])('names %s when it is malformed', (variable, env) => {
     expect(() => loadGatewayConfig(env)).toThrow(new RegExp(`^${variable}: `));
   });
@@ -44,12 +46,17 @@ describe('loadGatewayConfig', () => {
   });
 
   it('takes a variable set to nothing for one not set', () => {
-    const empty = { HOST: '', AUTH_SERVER_URL: '', RESOURCE_SERVER_URL: '', GATEWAY_TRUST_PROXY: '', UPLOAD_MAX_BYTES: '', LOG_LEVEL: '', SHUTDOWN_TIMEOUT_MS: '' };
+    const empty = { HOST: '', AUTH_SERVER_URL: '', RESOURCE_SERVER_URL: '', GATEWAY_TRUST_PROXY: '', UPLOAD_MAX_BYTES: '', LOG_LEVEL: '', SHUTDOWN_TIMEOUT_MS: '', PUBLIC_BASE_URL: '' };
     expect(loadGatewayConfig(empty)).toEqual(loadGatewayConfig({}));
   });
 
   it('forwards to the origin of an upstream URL', () => {
     expect(loadGatewayConfig({ AUTH_SERVER_URL: 'HTTP://Auth.internal:3001/' }).upstreams['auth-server']).toBe('http://auth.internal:3001');
+  });
+
+  it('keeps the origin of PUBLIC_BASE_URL, as the services read it', () => {
+    expect(loadGatewayConfig({ PUBLIC_BASE_URL: 'https://Academy.Example:443/' }).publicOrigin).toBe('https://academy.example');
+    expect(loadGatewayConfig({ PUBLIC_BASE_URL: 'http://127.0.0.1:3000' }).publicOrigin).toBe('http://127.0.0.1:3000');
   });
 
   it('reads the upload limit from the same variable as the resource server', () => {

@@ -26,6 +26,11 @@ export interface GatewayConfig {
   logLevel: LogLevel;
   /** How long SIGTERM may take before the gateway exits 1 anyway. */
   shutdownTimeoutMs: number;
+  /**
+   * PUBLIC_BASE_URL's origin (`https://academy.example`), or undefined when not set: which
+   * absolute-form targets name this origin, and (https) whether to send Strict-Transport-Security.
+   */
+  publicOrigin: string | undefined;
 }
 
 /** The gateway takes a variable set to nothing (`VAR=` in a compose file) for one not set. */
@@ -51,6 +56,17 @@ const upstreamOrigin = (fallback: string) =>
   );
 
 /**
+ * PUBLIC_BASE_URL, as the services read it (an http(s) URL); the gateway needs its origin only.
+ * Optional: without it the gateway has no origin of its own (request-target.ts says what changes).
+ */
+const publicOriginSchema = unsetWhenEmpty(
+  z
+    .url({ protocol: /^https?$/ })
+    .optional()
+    .transform((value) => (value === undefined ? undefined : new URL(value).origin)),
+);
+
+/**
  * GATEWAY_TRUST_PROXY: false (default), true, or the proxies' addresses, read as TRUSTED_PROXIES
  * in the services (from @platform/observability: @platform/rate-limits would bring Redis into
  * the gateway).
@@ -72,6 +88,7 @@ export const EnvSchema = z.object({
   AUTH_SERVER_URL: upstreamOrigin('http://127.0.0.1:3001'),
   RESOURCE_SERVER_URL: upstreamOrigin('http://127.0.0.1:3002'),
   GATEWAY_TRUST_PROXY: trustProxySchema,
+  PUBLIC_BASE_URL: publicOriginSchema,
   /** The resource server's upload limit (same variable, bounds and default as the resource server). */
   UPLOAD_MAX_BYTES: unsetWhenEmpty(uploadMaxBytesEnv),
   LOG_LEVEL: unsetWhenEmpty(operationsEnv.LOG_LEVEL),
@@ -92,5 +109,6 @@ export function loadGatewayConfig(env: NodeJS.ProcessEnv = process.env): Gateway
     uploadMaxBytes: e.UPLOAD_MAX_BYTES,
     logLevel: e.LOG_LEVEL,
     shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
+    publicOrigin: e.PUBLIC_BASE_URL,
   };
 }

@@ -32,6 +32,8 @@ export interface ForwardRequest {
   body: Readable | string | undefined;
   /** Set on the answer, whatever the service said (the gateway's request id). */
   requestId: string;
+  /** Strict-Transport-Security for the answer when the service sent none (the origin is https). */
+  strictTransportSecurity: string | undefined;
 }
 
 /** What happened when nothing could be answered from the service: the caller answers instead. */
@@ -78,6 +80,9 @@ export function forward(pool: Pool, request: ForwardRequest, response: ServerRes
       const outgoing: OutgoingHttpHeaders = headers as OutgoingHttpHeaders;
       stripHopByHop(outgoing as Record<string, string | string[] | undefined>);
       outgoing['x-request-id'] = request.requestId;
+      if (request.strictTransportSecurity && outgoing['strict-transport-security'] === undefined) {
+        outgoing['strict-transport-security'] = request.strictTransportSecurity;
+      }
       // An answer that came before the whole request body was read leaves the connection
       // unusable for the next request: close it.
       if (!response.req.complete) outgoing['connection'] = 'close';

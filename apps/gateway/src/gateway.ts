@@ -11,13 +11,15 @@ import {
 import { frameworkErrorOptions } from '@platform/oauth-errors';
 import { DEFAULT_UPLOAD_MAX_BYTES, GATEWAY_PATHS, SERVICE_BODY_LIMITS, SERVICES, serviceFor, serviceProbeFor, type ServiceName, UPLOAD_PATH } from '@platform/route-table';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest, LogController } from 'fastify';
-import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
+import { type IncomingHttpHeaders, type IncomingMessage, type OutgoingHttpHeaders, type ServerResponse, STATUS_CODES } from 'node:http';
+import type { Socket } from 'node:net';
 import { Readable } from 'node:stream';
 import { BodyTooLargeError, declaresTooLarge, discardBody, limitStream } from './body-limit';
 import { createUpstreamPool, forward } from './forward';
 import type { DestinationStream } from 'pino';
 import { registerProbes } from './probes';
-import { isAmbiguousPath } from './request-target';
+import { CONNECT_REFUSAL, isAmbiguousPath, nonOriginTarget } from './request-target';
+import { strictTransportSecurityFor } from './strict-transport-security';
 import { toGatewayError, type GatewayError } from './upstream-error';
 
 export interface GatewayOptions {
@@ -37,6 +39,11 @@ export interface GatewayOptions {
   bodyLimits?: Readonly<Record<ServiceName, number>>;
   /** The largest body of UPLOAD_PATH (default DEFAULT_UPLOAD_MAX_BYTES, as the resource server's). */
   uploadMaxBytes?: number;
+  /**
+   * PUBLIC_BASE_URL's origin, if known: the one origin absolute-form targets may name, and, when
+   * https, Strict-Transport-Security on every answer (request-target.ts, strict-transport-security.ts).
+   */
+  publicOrigin?: string;
 }
 
 // Structural views of Fastify's request and reply: the plugin hooks type them for any server kind.
@@ -81,16 +88,49 @@ function forwardedHeaders(request: IncomingView, headers: IncomingHttpHeaders): 
   return headers;
 }
 
-/** The JSON error answer, written on the raw response (a forwarded request's reply is hijacked). */
-function writeError(response: ServerResponse, requestId: string, { statusCode, body }: GatewayError): void {
-  const payload = JSON.stringify(body);
-  response.writeHead(statusCode, {
+/** The headers of a JSON error answer the gateway writes itself, outside Fastify's reply. */
+function errorHeaders(payload: string, requestId: string, strictTransportSecurity: string | undefined): OutgoingHttpHeaders {
+  return {
     'content-type': 'application/json; charset=utf-8',
     'content-length': Buffer.byteLength(payload),
     'cache-control': 'no-store',
     'x-request-id': requestId,
-  });
+    ...(strictTransportSecurity ? { 'strict-transport-security': strictTransportSecurity } : {}),
+  };
+}
+
+/** The JSON error answer, written on the raw response (a forwarded request's reply is hijacked). */
+function writeError(response: ServerResponse, requestId: string, { statusCode, body }: GatewayError, strictTransportSecurity: string | undefined): void {
+  const payload = JSON.stringify(body);
+  response.writeHead(statusCode, errorHeaders(payload, requestId, strictTransportSecurity));
   response.end(payload);
+}
+
+/** How long, and how much of the rest, a refused CONNECT's socket is read and dropped before it closes. */
+const CONNECT_LINGER = { ms: 5_000, bytes: 64 * 1024 };
+
+/**
+ * CONNECT never reaches Fastify: Node hands its socket to the server's 'connect' listeners, and
+ * with none it destroys the socket, no answer at all. The refusal is written on the socket, whose
+ * sending side then closes; what the client still sends is read and dropped until it closes too,
+ * for a bounded time and size (an answer closed under unread data is lost to a reset).
+ */
+function refuseConnect(socket: Socket, requestId: string, strictTransportSecurity: string | undefined): void {
+  const { statusCode, body } = CONNECT_REFUSAL;
+  const payload = JSON.stringify(body);
+  const headers = Object.entries({ ...errorHeaders(payload, requestId, strictTransportSecurity), connection: 'close' })
+    .map(([name, value]) => `${name}: ${String(value)}\r\n`)
+    .join('');
+  socket.on('error', () => socket.destroy());
+  socket.end(`HTTP/1.1 ${statusCode} ${STATUS_CODES[statusCode]}\r\n${headers}\r\n${payload}`);
+  let seen = 0;
+  const timer = setTimeout(() => socket.destroy(), CONNECT_LINGER.ms);
+  timer.unref();
+  socket.once('close', () => clearTimeout(timer));
+  socket.on('data', (chunk: Buffer) => {
+    seen += chunk.length;
+    if (seen > CONNECT_LINGER.bytes) socket.destroy();
+  });
 }
 
 /** The methods forwarded (as @fastify/http-proxy did); others are 404 at the gateway. */
@@ -144,6 +184,10 @@ export async function createGateway(options: GatewayOptions): Promise<FastifyIns
   const uploadMaxBytes = options.uploadMaxBytes ?? DEFAULT_UPLOAD_MAX_BYTES;
   const bodyLimitOf = (target: string, contentType: string | undefined) =>
     pathOf(target) === UPLOAD_PATH && isUploadMediaType(contentType) ? uploadMaxBytes : bodyLimits[serviceFor(target)];
+  const publicOrigin = options.publicOrigin;
+  const strictTransportSecurity = strictTransportSecurityFor(publicOrigin);
+  /** Requests whose target rewriteUrl refused, with the answer onRequest gives them. */
+  const refusedTargets = new WeakMap<IncomingMessage, GatewayError>();
   const logging = options.logLevel ? { service: 'gateway', level: options.logLevel, destination: options.logDestination } : undefined;
   const app = Fastify({
     logger: logging ? fastifyLoggerOptions(logging) : false,
@@ -153,16 +197,48 @@ export async function createGateway(options: GatewayOptions): Promise<FastifyIns
     genReqId,
     // Errors Fastify answers before any hook (bad UTF-8 in the path, headers over 16 KiB): the same JSON body.
     ...frameworkErrorOptions,
+    // Before routing: an absolute-form target naming this origin becomes the origin-form it
+    // stands for, so that the route table, the probes, the path checks and the service all see
+    // one path; the Host becomes the target's authority (RFC 9112 §3.2.2). Any other target that
+    // does not start with `/` is refused in onRequest: routed as `/` until then, since the router
+    // answers some of them itself (`ftp://x/`: "not valid percent-encoded UTF-8", without hooks).
+    rewriteUrl(request: IncomingMessage) {
+      const url = request.url ?? '/';
+      if (url.charCodeAt(0) === 0x2f) return url;
+      const target = nonOriginTarget(request.method, url, request.headers.host, publicOrigin);
+      if (!target.accepted) {
+        refusedTargets.set(request, target.refusal);
+        return '/';
+      }
+      request.headers.host = target.authority;
+      return target.path;
+    },
+  });
+
+  app.server.on('connect', (request: IncomingMessage, socket: Socket) => {
+    const requestId = genReqId(request);
+    // The completion line Fastify would write (RequestLogs), the peer as the client's address.
+    const req = { method: request.method, url: request.url, host: request.headers.host, ip: socket.remoteAddress };
+    app.log.info({ reqId: requestId, req, res: { statusCode: CONNECT_REFUSAL.statusCode } }, 'request completed');
+    refuseConnect(socket, requestId, strictTransportSecurity);
   });
 
   // Callback hooks, not async ones: each runs on every request, and a promise each is not free.
   // A hook that answers does not call done(): Fastify stops at the sent reply.
   app.addHook('onSend', (request, reply, payload, done) => {
     reply.header('x-request-id', request.id);
+    if (strictTransportSecurity) reply.header('strict-transport-security', strictTransportSecurity);
     done(null, payload);
   });
 
   app.addHook('onRequest', (request, reply, done) => {
+    const refusedTarget = refusedTargets.get(request.raw);
+    if (refusedTarget) {
+      // The request line's target again, for the completion log line.
+      request.raw.url = request.originalUrl;
+      sendError(reply, refusedTarget);
+      return;
+    }
     if (isAmbiguousPath(pathOf(request.url))) {
       sendError(reply, { statusCode: 400, body: { error: 'invalid_request', error_description: 'The path must not contain dot segments or backslashes' } });
       return;
@@ -236,14 +312,14 @@ export async function createGateway(options: GatewayOptions): Promise<FastifyIns
       // Node has already answered any `Expect: 100-continue`; it is not the service's to answer again.
       delete request.headers['expect'];
       const headers = forwardedHeaders(request, request.headers);
-      forward(pools[service], { method: request.method, target: request.url, headers, body, requestId: request.id }, reply.raw, (error) => {
+      forward(pools[service], { method: request.method, target: request.url, headers, body, requestId: request.id, strictTransportSecurity }, reply.raw, (error) => {
         const answer = toGatewayError(error, service);
         if (answer.statusCode === 413) {
-          void discardBody(request.raw).then(() => writeError(reply.raw, request.id, answer));
+          void discardBody(request.raw).then(() => writeError(reply.raw, request.id, answer, strictTransportSecurity));
           return;
         }
         request.log.warn({ service, err: error }, 'upstream request failed');
-        writeError(reply.raw, request.id, answer);
+        writeError(reply.raw, request.id, answer, strictTransportSecurity);
       });
     };
     scope.route({ method: FORWARDED_METHODS, url: '/', handler });

@@ -9,6 +9,7 @@ async function main(): Promise<void> {
     trustProxy: config.trustProxy,
     bodyLimits: config.bodyLimits,
     uploadMaxBytes: config.uploadMaxBytes,
+    publicOrigin: config.publicOrigin,
     logLevel: config.logLevel,
   });
   // The services' deadline, said in the gateway's own (pino) log.
