@@ -30,6 +30,8 @@ const REDIRECT = 'http://127.0.0.1:8765/callback';
 const VERIFIER = 'dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk';
 const CHALLENGE = createHash('sha256').update(VERIFIER).digest('base64url');
 const CLIENT_ID = 'client-http-spec';
+/** Another application, with its own redirect URI and PKCE pair (issue 33's client B). */
+const CLIENT_B = { id: 'client-b-http-spec', redirectUri: 'http://127.0.0.1:9876/b-callback', challenge: createHash('sha256').update('b'.repeat(43)).digest('base64url') };
 const CSP =
   "default-src 'none'; style-src 'unsafe-inline'; form-action 'self' http://127.0.0.1:* http://localhost:* http://[::1]:*; frame-ancestors 'none'; base-uri 'none'";
 
@@ -91,6 +93,18 @@ beforeAll(async () => {
       grantTypes: ['authorization_code', 'refresh_token'],
       responseTypes: ['code'],
       scope: 'openid profile email students:read courses:read',
+    },
+  });
+  await prisma.client.create({
+    data: {
+      id: CLIENT_B.id,
+      name: 'Other App',
+      applicationType: 'native',
+      redirectUris: [CLIENT_B.redirectUri],
+      tokenEndpointAuthMethod: 'none',
+      grantTypes: ['authorization_code', 'refresh_token'],
+      responseTypes: ['code'],
+      scope: 'openid students:read',
     },
   });
 });
@@ -356,6 +370,85 @@ describe('the consent page', () => {
     const response = await browser.post('/oauth/authorize/consent', withFields(formFields(consent.body), { decision: 'approve' }));
     expect(response.statusCode).toBe(401);
     expect(response.body).toContain('<h1>Sign in</h1>');
+  });
+});
+
+describe('the consent form grants the request it showed, once', () => {
+  const FORM_EXPIRED = 'This form expired or was not sent from this page';
+
+  it("refuses client A's token with client B's client_id, redirect URI, PKCE challenge and state (403, the page again, no code for B)", async () => {
+    const browser = new Browser();
+    const consentOfA = await signIn(browser);
+    const forged = withFields(formFields(consentOfA.body), {
+      decision: 'approve',
+      client_id: CLIENT_B.id,
+      redirect_uri: CLIENT_B.redirectUri,
+      code_challenge: CLIENT_B.challenge,
+      state: 'state-of-b',
+    });
+    const response = await browser.post('/oauth/authorize/consent', forged);
+    expect(response.statusCode).toBe(403);
+    expect(response.headers.location).toBeUndefined();
+    expect(response.body).toContain(FORM_EXPIRED);
+    expect(await prisma.grant.count({ where: { clientId: CLIENT_B.id } })).toBe(0);
+  });
+
+  it.each<[string, Record<string, string>]>([
+    ['another redirect URI (a loopback port the client may use)', { redirect_uri: 'http://127.0.0.1:50999/callback' }],
+    ["another PKCE challenge (the attacker's verifier)", { code_challenge: CLIENT_B.challenge }],
+    ['another state', { state: 'state-of-the-attacker' }],
+    ['another nonce', { nonce: 'nonce-of-the-attacker' }],
+  ])('refuses the token with %s (403, no code)', async (_name, change) => {
+    const browser = new Browser();
+    const consent = await signIn(browser);
+    const grants = await prisma.grant.count();
+    const response = await browser.post('/oauth/authorize/consent', withFields(formFields(consent.body), { decision: 'approve', ...change }));
+    expect(response.statusCode).toBe(403);
+    expect(response.headers.location).toBeUndefined();
+    expect(await prisma.grant.count()).toBe(grants);
+  });
+
+  it('approves once: the same form sent again is refused (403, the page again) and no second code is stored', async () => {
+    const browser = new Browser();
+    const consent = await signIn(browser, authorizeUrl({ state: 'approve-once' }));
+    const form = withFields(formFields(consent.body), { decision: 'approve' });
+    const grants = await prisma.grant.count({ where: { clientId: CLIENT_ID } });
+
+    const first = await browser.post('/oauth/authorize/consent', form);
+    expect(first.statusCode).toBe(303);
+    expect(new URL(first.headers.location as string).searchParams.get('code')).toEqual(expect.any(String));
+    const again = await browser.post('/oauth/authorize/consent', form);
+    expect(again.statusCode).toBe(403);
+    expect(again.headers.location).toBeUndefined();
+    expect(again.body).toContain(FORM_EXPIRED);
+    expect(await prisma.grant.count({ where: { clientId: CLIENT_ID } })).toBe(grants + 1);
+
+    // Consumed by the hash of the token's id only.
+    const id = (form.get('_csrf') as string).split('.')[0];
+    expect(await prisma.consumedConsentToken.count({ where: { idHash: hashToken(id) } })).toBe(1);
+    expect(await prisma.consumedConsentToken.count({ where: { idHash: id } })).toBe(0);
+  });
+
+  it('a denial consumes the form: approving with it afterwards is refused', async () => {
+    const browser = new Browser();
+    const consent = await signIn(browser);
+    const grants = await prisma.grant.count();
+    const denied = await browser.post('/oauth/authorize/consent', withFields(formFields(consent.body), { decision: 'deny' }));
+    expect(new URL(denied.headers.location as string).searchParams.get('error')).toBe('access_denied');
+    const response = await browser.post('/oauth/authorize/consent', withFields(formFields(consent.body), { decision: 'approve' }));
+    expect(response.statusCode).toBe(403);
+    expect(await prisma.grant.count()).toBe(grants);
+  });
+
+  it('the page shown again carries a fresh token that approves', async () => {
+    const browser = new Browser();
+    const consent = await signIn(browser);
+    const form = withFields(formFields(consent.body), { decision: 'approve' });
+    await browser.post('/oauth/authorize/consent', form);
+    const again = await browser.post('/oauth/authorize/consent', form);
+    const response = await browser.post('/oauth/authorize/consent', withFields(formFields(again.body), { decision: 'approve' }));
+    expect(response.statusCode).toBe(303);
+    expect(new URL(response.headers.location as string).searchParams.get('code')).toEqual(expect.any(String));
   });
 });
 

@@ -15,17 +15,30 @@ export interface ApprovedAuthorization {
   codeExpiresAt: Date;
 }
 
+/** A consent form's token as its answer consumes it. */
+export interface ConsentTokenUse {
+  /** SHA-256 of the token's id: the id itself is never stored. */
+  idHash: string;
+  /** When the token would stop being accepted anyway; the row is purged after that. */
+  expiresAt: Date;
+}
+
 @Injectable()
 export class AuthorizeRepository {
   constructor(private readonly prisma: PrismaService) {}
 
   /**
-   * One transaction: the grant, its authorization code, and the client's first-authorization
-   * mark (unauthorized clients are purged after a while, so the mark must not be lost when
-   * the code is created, nor set when it is not).
+   * One transaction: the consent token consumed, the grant, its authorization code, and the
+   * client's first-authorization mark (unauthorized clients are purged after a while, so the
+   * mark must not be lost when the code is created, nor set when it is not). Null, and nothing
+   * written, when the token was consumed before: by an earlier answer, on any instance. Two
+   * concurrent answers with one token meet on the primary key: the second waits for the first
+   * to commit and then inserts nothing.
    */
-  async insertGrantWithCode(approved: ApprovedAuthorization, now: Date): Promise<{ grantId: string }> {
+  async insertGrantWithCode(approved: ApprovedAuthorization, consentToken: ConsentTokenUse, now: Date): Promise<{ grantId: string } | null> {
     return this.prisma.$transaction(async (tx) => {
+      const consumed = await tx.consumedConsentToken.createMany({ data: [consentToken], skipDuplicates: true });
+      if (consumed.count === 0) return null;
       const grant = await tx.grant.create({
         data: {
           clientId: approved.clientId,
@@ -53,5 +66,11 @@ export class AuthorizeRepository {
       });
       return { grantId: grant.id };
     });
+  }
+
+  /** A denial consumes its consent token too; false when the token was consumed before. */
+  async consumeConsentToken(consentToken: ConsentTokenUse): Promise<boolean> {
+    const consumed = await this.prisma.consumedConsentToken.createMany({ data: [consentToken], skipDuplicates: true });
+    return consumed.count === 1;
   }
 }

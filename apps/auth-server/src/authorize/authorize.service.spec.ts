@@ -14,9 +14,9 @@ import { SessionService } from '../sessions/session.service';
 import type { NewSession, SessionsRepository, StoredSession } from '../sessions/sessions.repository';
 import type { BrowserRequest } from '../pages/browser-request';
 import { type AuthorizeOutcome, outcomeOfError } from './authorize-outcome';
-import type { ApprovedAuthorization, AuthorizeRepository } from './authorize.repository';
+import type { ApprovedAuthorization, AuthorizeRepository, ConsentTokenUse } from './authorize.repository';
 import { AuthorizeService } from './authorize.service';
-import { CsrfTokens } from './csrf';
+import { CONSENT_TOKEN_TTL_SECONDS, CsrfTokens } from './csrf';
 
 const ISSUER = 'http://127.0.0.1:3999';
 const REDIRECT = 'http://127.0.0.1:8765/callback';
@@ -55,6 +55,7 @@ const CLIENTS = new Map<string, DirectoryClient>([
   ['planner', client('planner')],
   ['unnamed', client('unnamed', { name: '  ' })],
   ['cimd', client('https://app.example.com/client.json', { host: 'app.example.com', loopbackOnly: false })],
+  ['other', client('other', { name: 'Other App', redirectUris: ['http://127.0.0.1:9999/other-callback'] })],
 ]);
 
 /** The service with its collaborators: real CSRF tokens and sessions (over rows in memory). */
@@ -70,7 +71,17 @@ function setup() {
     },
   } as unknown as SessionsRepository;
   const approved: ApprovedAuthorization[] = [];
-  const repository = { insertGrantWithCode: async (grant: ApprovedAuthorization) => void approved.push(grant) } as unknown as AuthorizeRepository;
+  // The consumed consent tokens, as the primary key of consumed_consent_tokens keeps them.
+  const consumed = new Map<string, ConsentTokenUse>();
+  const consume = (token: ConsentTokenUse) => !consumed.has(token.idHash) && Boolean(consumed.set(token.idHash, token));
+  const repository: Pick<AuthorizeRepository, 'insertGrantWithCode' | 'consumeConsentToken'> = {
+    insertGrantWithCode: async (grant, token) => {
+      if (!consume(token)) return null;
+      approved.push(grant);
+      return { grantId: `grant-${approved.length}` };
+    },
+    consumeConsentToken: async (token) => consume(token),
+  };
   const passwordChecks: { email: string; ip?: string }[] = [];
   const accounts = {
     verifyPassword: async (email: string, password: string, ip?: string) => {
@@ -81,7 +92,7 @@ function setup() {
   const branding = { forDefaultSchool: async () => DEFAULT_SCHOOL, forSchool: async (id: string) => schoolBranding(id) } as unknown as BrandingService;
   const clients = { findClient: async (id: string) => CLIENTS.get(id) ?? null } as unknown as ClientDirectory;
   const service = new AuthorizeService(
-    repository,
+    repository as AuthorizeRepository,
     new SessionService(sessionsRepository, CONFIG),
     accounts,
     new CsrfTokens(CONFIG),
@@ -89,7 +100,7 @@ function setup() {
     clients,
     CONFIG,
   );
-  return { service, sessionRows, approved, passwordChecks };
+  return { service, sessionRows, approved, consumed, passwordChecks };
 }
 
 type Setup = ReturnType<typeof setup>;
@@ -358,7 +369,7 @@ describe('AuthorizeService: POST /oauth/authorize/consent', () => {
     expect(world.approved).toEqual([]);
   });
 
-  it('Approve: stores the grant with a hashed code and sends the code to the client with state and iss', async () => {
+  it('Approve: stores the grant with a hashed code, consumes the form, and sends the code to the client with state and iss', async () => {
     const world = setup();
     const { browser, _csrf } = await onConsentPage(world);
     const outcome = await browser.consent({ _csrf, decision: 'approve' }, { resource: `${ISSUER}/mcp` });
@@ -383,6 +394,76 @@ describe('AuthorizeService: POST /oauth/authorize/consent', () => {
     const ttl = world.approved[0].codeExpiresAt.getTime() - Date.now();
     expect(ttl).toBeGreaterThan(50_000);
     expect(ttl).toBeLessThanOrEqual(60_000);
+    // The form's token is consumed with the grant: only its id's hash, until the token would expire.
+    const [token] = world.consumed.values();
+    expect(token.idHash).toBe(hashToken(_csrf.split('.')[0]));
+    expect(token.expiresAt.getTime()).toBe(Number(_csrf.split('.')[1]) * 1000 + CONSENT_TOKEN_TTL_SECONDS * 1000);
+  });
+
+  it("grants only the request the page showed: client A's token with client B's request gets the page again, no code", async () => {
+    const world = setup();
+    const { browser, _csrf } = await onConsentPage(world);
+    const clientB = { client_id: 'other', redirect_uri: 'http://127.0.0.1:9999/other-callback', code_challenge: 'B'.repeat(43), state: 'state-of-b' };
+    expect(await browser.consent({ _csrf, decision: 'approve' }, clientB)).toMatchObject({ kind: 'consent', problem: 'form-expired', client: { name: 'Other App' } });
+    expect(world.approved).toEqual([]);
+    expect(world.consumed.size).toBe(0);
+  });
+
+  it.each<[string, Record<string, string | null>]>([
+    ['another client', { client_id: 'unnamed' }],
+    ['another redirect URI (a loopback port the client may use)', { redirect_uri: 'http://127.0.0.1:9/callback' }],
+    ["another PKCE challenge (the attacker's verifier)", { code_challenge: 'B'.repeat(43) }],
+    ['another state', { state: 'state-of-the-attacker' }],
+    ['no state', { state: null }],
+    ['another nonce', { nonce: 'nonce-of-the-attacker' }],
+  ])('refuses the token for the same request with %s', async (_name, changes) => {
+    const world = setup();
+    const { browser, _csrf } = await onConsentPage(world);
+    expect(await browser.consent({ _csrf, decision: 'approve' }, changes)).toMatchObject({ kind: 'consent', problem: 'form-expired' });
+    expect(world.approved).toEqual([]);
+  });
+
+  it('approves once: the same form sent again gets the page again, no second code', async () => {
+    const world = setup();
+    const { browser, _csrf } = await onConsentPage(world);
+    expect(await browser.consent({ _csrf, decision: 'approve' })).toMatchObject({ kind: 'to-client', params: { code: expect.any(String) } });
+    expect(await browser.consent({ _csrf, decision: 'approve' })).toMatchObject({ ...CONSENT_PAGE, problem: 'form-expired' });
+    expect(world.approved).toHaveLength(1);
+  });
+
+  it('a denial consumes the form too: it cannot approve afterwards, nor deny again', async () => {
+    const world = setup();
+    const { browser, _csrf } = await onConsentPage(world);
+    expect(await browser.consent({ _csrf, decision: 'deny' })).toMatchObject({ kind: 'to-client', params: { error: 'access_denied' } });
+    expect(await browser.consent({ _csrf, decision: 'approve' })).toMatchObject({ kind: 'consent', problem: 'form-expired' });
+    expect(await browser.consent({ _csrf, decision: 'deny' })).toMatchObject({ kind: 'consent', problem: 'form-expired' });
+    expect(world.approved).toEqual([]);
+  });
+
+  it('a form sent without a decision stays usable: the user has not answered yet', async () => {
+    const world = setup();
+    const { browser, _csrf } = await onConsentPage(world);
+    expect(await browser.consent({ _csrf })).toMatchObject({ kind: 'consent', problem: 'no-decision' });
+    expect(await browser.consent({ _csrf, decision: 'approve' })).toMatchObject({ kind: 'to-client' });
+  });
+
+  describe('after the consent form lifetime', () => {
+    const start = new Date('2026-11-28T12:00:00Z');
+    // Only the clock is faked: promises and timers run as usual.
+    beforeEach(() => jest.useFakeTimers({ now: start, doNotFake: ['nextTick', 'setImmediate', 'clearImmediate', 'setInterval', 'clearInterval', 'setTimeout', 'clearTimeout', 'queueMicrotask', 'hrtime', 'performance'] }));
+    afterEach(() => jest.useRealTimers());
+
+    it.each([
+      [CONSENT_TOKEN_TTL_SECONDS, 'to-client'],
+      [CONSENT_TOKEN_TTL_SECONDS + 1, 'consent'],
+    ])('a form answered %i s after it was shown: %s', async (seconds, kind) => {
+      const world = setup();
+      const { browser, _csrf } = await onConsentPage(world);
+      jest.setSystemTime(new Date(start.getTime() + seconds * 1000));
+      const outcome = await browser.consent({ _csrf, decision: 'approve' });
+      expect(outcome.kind).toBe(kind);
+      if (outcome.kind === 'consent') expect(outcome.problem).toBe('form-expired');
+    });
   });
 });
 

@@ -19,7 +19,7 @@ import {
   type ToClientOutcome,
 } from './authorize-outcome';
 import { AuthorizeRepository } from './authorize.repository';
-import { CSRF_FIELD, CSRF_PURPOSE, CsrfTokens } from './csrf';
+import { CONSENT_TOKEN_TTL_SECONDS, CSRF_FIELD, CSRF_PURPOSE, CsrfTokens } from './csrf';
 import { AuthorizationRedirectError, ConsentRequiredError, LoginRequiredError } from './errors';
 import { type RequestParams, toSearchParams } from './request-params';
 
@@ -83,16 +83,28 @@ export class AuthorizeService {
     const request = await this.validate(params);
     const session = await this.sessions.findActiveSession(browser.cookies);
     if (!session) return this.signIn(request, browser, { problem: 'session-ended' });
-    if (!this.csrf.verifyToken(browser.cookies, formField(params, CSRF_FIELD), CSRF_PURPOSE.consent(session.id, request.scope))) {
-      return this.askConsent(request, session, browser, 'form-expired');
-    }
+    // The token names the session and the whole request the page showed, for a limited time.
+    const token = this.csrf.verifyToken(browser.cookies, formField(params, CSRF_FIELD), CSRF_PURPOSE.consent(session.id, request), {
+      maxAgeSeconds: CONSENT_TOKEN_TTL_SECONDS,
+    });
+    if (!token) return this.askConsent(request, session, browser, 'form-expired');
     const decision = formField(params, 'decision');
-    if (decision === 'deny') throw this.backToClient(request, new AccessDeniedError('The user denied the request'));
-    if (decision !== 'approve') return this.askConsent(request, session, browser, 'no-decision');
+    if (decision !== 'approve' && decision !== 'deny') return this.askConsent(request, session, browser, 'no-decision');
+
+    // The form answers once, on whichever instance: a resubmission, a second tab or a replayed
+    // POST finds its token consumed and gets the page again, never a second code.
+    const consentToken = {
+      idHash: hashToken(token.id),
+      expiresAt: new Date(token.issuedAt.getTime() + CONSENT_TOKEN_TTL_SECONDS * 1000),
+    };
+    if (decision === 'deny') {
+      if (!(await this.repository.consumeConsentToken(consentToken))) return this.askConsent(request, session, browser, 'form-expired');
+      throw this.backToClient(request, new AccessDeniedError('The user denied the request'));
+    }
 
     const code = generateOpaqueToken();
     const now = new Date();
-    await this.repository.insertGrantWithCode(
+    const stored = await this.repository.insertGrantWithCode(
       {
         clientId: request.client.id,
         userId: session.userId,
@@ -106,8 +118,10 @@ export class AuthorizeService {
         codeChallenge: request.codeChallenge,
         codeExpiresAt: new Date(now.getTime() + this.config.ttl.authorizationCode * 1000),
       },
+      consentToken,
       now,
     );
+    if (!stored) return this.askConsent(request, session, browser, 'form-expired');
     return codeToClient(request.redirectUri, code, request.state, this.config.issuer);
   }
 
@@ -150,8 +164,8 @@ export class AuthorizeService {
   ): Promise<ConsentOutcome> {
     // The signed-in user's school's branding.
     const branding = await this.branding.forSchool(session.user.schoolId);
-    // The token names the session and the scope shown: the approval grants exactly what the user read.
-    const { token, setCookie } = this.csrf.issueToken(browser.cookies, CSRF_PURPOSE.consent(session.id, request.scope));
+    // The token names the session and the whole request shown: the approval grants exactly what the user read.
+    const { token, setCookie } = this.csrf.issueToken(browser.cookies, CSRF_PURPOSE.consent(session.id, request));
     return {
       kind: 'consent',
       problem,

@@ -1,4 +1,4 @@
-import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import { AUTH_CONFIG, type AuthConfig } from '../config/auth-config';
 import { generateOpaqueToken } from '../crypto/tokens';
@@ -9,15 +9,30 @@ import { isWellFormedCookieToken } from '../sessions/session-cookie';
 export const CSRF_FIELD = '_csrf';
 
 /**
+ * How long a consent form can be answered: time to read the page, and a bound on how long its
+ * answer has to be remembered as given (ConsumedConsentToken rows live this long, plus the
+ * clean-up grace).
+ */
+export const CONSENT_TOKEN_TTL_SECONDS = 600;
+
+/** A token that checked out: its random id and when it was issued (both under the MAC). */
+export interface VerifiedToken {
+  id: string;
+  issuedAt: Date;
+}
+
+/**
  * Synchronizer tokens for the login and consent forms, bound to a cookie.
  *
  * The browser holds a random secret in an HttpOnly cookie; each form carries
- * `salt.HMAC(secret, salt|purpose)`. A cross-site page can neither read the cookie nor the
- * form, so it cannot produce a matching pair. The purpose binds a token to one form: the
- * consent token also names the login session, so a consent form rendered for one session
- * cannot approve for another (a different user signed in in another tab, or a session
- * planted by login CSRF), and the scope it showed. The salt changes on every render, so the
- * token in the page is never the same string twice (BREACH).
+ * `id.issuedAt.HMAC(secret, id|issuedAt|purpose)`. A cross-site page can neither read the
+ * cookie nor the form, so it cannot produce a matching pair. The purpose binds a token to one
+ * form: the consent token also names the login session, so a consent form rendered for one
+ * session cannot approve for another (a different user signed in in another tab, or a session
+ * planted by login CSRF), and a digest of the authorization request it showed (CSRF_PURPOSE).
+ * The id is random on every render, so the token in the page is never the same string twice
+ * (BREACH), and it names the form: a consent form answers once (the id is recorded as consumed,
+ * authorize.repository.ts) and only for CONSENT_TOKEN_TTL_SECONDS (the issue time).
  *
  * Why not @fastify/csrf-protection: it implements the same cookie-secret scheme, but its
  * check answers a failure itself through Fastify's error handler (a JSON error), whereas
@@ -41,22 +56,33 @@ export class CsrfTokens {
    * A token for a form, from the request's cookies as values; with the Set-Cookie header value
    * that plants the secret when the browser has none yet.
    */
-  issueToken(cookies: RequestCookies, purpose: string): { token: string; setCookie?: string } {
+  issueToken(cookies: RequestCookies, purpose: string, now = new Date()): { token: string; setCookie?: string } {
     const secret = this.secret(cookies);
-    if (secret) return { token: tokenFor(secret, purpose) };
+    if (secret) return { token: tokenFor(secret, purpose, now) };
     const planted = this.plant();
-    return { token: tokenFor(planted.secret, purpose), setCookie: planted.setCookie };
+    return { token: tokenFor(planted.secret, purpose, now), setCookie: planted.setCookie };
   }
 
-  /** Whether `token` was issued for `purpose` to the browser whose cookies these are. */
-  verifyToken(cookies: RequestCookies, token: string | undefined, purpose: string): boolean {
+  /**
+   * The token's id and issue time when `token` was issued for `purpose` to the browser whose
+   * cookies these are (and, with `maxAgeSeconds`, no longer ago than that); null otherwise.
+   */
+  verifyToken(
+    cookies: RequestCookies,
+    token: string | undefined,
+    purpose: string,
+    { maxAgeSeconds, now = new Date() }: { maxAgeSeconds?: number; now?: Date } = {},
+  ): VerifiedToken | null {
     const secret = this.secret(cookies);
-    if (!secret || !token || token.length > 200) return false;
-    const [salt, presented, extra] = token.split('.');
-    if (extra !== undefined || !salt || !presented) return false;
-    const expected = Buffer.from(mac(secret, salt, purpose));
+    if (!secret || !token || token.length > 200) return null;
+    const [id, issuedAt, presented, extra] = token.split('.');
+    if (extra !== undefined || !id || !presented || !ISSUED_AT.test(issuedAt ?? '')) return null;
+    const expected = Buffer.from(mac(secret, id, issuedAt, purpose));
     const actual = Buffer.from(presented);
-    return expected.length === actual.length && timingSafeEqual(expected, actual);
+    if (expected.length !== actual.length || !timingSafeEqual(expected, actual)) return null;
+    const issued = new Date(Number(issuedAt) * 1000);
+    if (maxAgeSeconds !== undefined && now.getTime() - issued.getTime() > maxAgeSeconds * 1000) return null;
+    return { id, issuedAt: issued };
   }
 
   /** A new secret, and the Set-Cookie header value that gives it to the browser. */
@@ -71,21 +97,64 @@ export class CsrfTokens {
   }
 }
 
-/** `salt.HMAC(secret, salt|purpose)`; a new salt every time. */
-function tokenFor(secret: string, purpose: string): string {
-  const salt = randomBytes(12).toString('base64url');
-  return `${salt}.${mac(secret, salt, purpose)}`;
+/** Whole seconds since the epoch. */
+const ISSUED_AT = /^\d{1,12}$/;
+
+/** `id.issuedAt.HMAC(secret, id|issuedAt|purpose)`; a new random id every time. */
+function tokenFor(secret: string, purpose: string, now: Date): string {
+  const id = randomBytes(16).toString('base64url');
+  const issuedAt = String(Math.floor(now.getTime() / 1000));
+  return `${id}.${issuedAt}.${mac(secret, id, issuedAt, purpose)}`;
 }
 
-function mac(secret: string, salt: string, purpose: string): string {
-  return createHmac('sha256', secret).update(`${salt}|${purpose}`).digest('base64url');
+/** id is base64url and issuedAt digits (no "|" in either): the purpose is all that follows them. */
+function mac(secret: string, id: string, issuedAt: string, purpose: string): string {
+  return createHmac('sha256', secret).update(`${id}|${issuedAt}|${purpose}`).digest('base64url');
+}
+
+/** What a consent form asks the user to grant: the authorization request as validated and shown. */
+export interface ConsentedRequest {
+  client: { id: string };
+  /** Exactly as sent: the code goes there. */
+  redirectUri: string;
+  /** Canonical (formatScopes). */
+  scope: string;
+  /** The canonical resource the tokens will be bound to. */
+  resource: string;
+  codeChallenge: string;
+  state?: string;
+  nonce?: string;
+}
+
+/**
+ * SHA-256 over a JSON array of every value that decides what the approval grants, to whom, or
+ * where its code goes: the session (so the user and auth_time), the client, the redirect URI, the
+ * scope, the resource, the PKCE challenge (who can redeem the code), state (the client's CSRF
+ * binding to its own user's session) and nonce (into the ID token). JSON, not a joined string: no
+ * value can shift into its neighbour. Left out because they change nothing granted:
+ * response_type and code_challenge_method (only `code` and `S256` pass validation), prompt and
+ * max_age (they decide whether the user signs in again, which happened before this page).
+ */
+export function consentDigest(sessionId: string, request: ConsentedRequest): string {
+  const fields = [
+    sessionId,
+    request.client.id,
+    request.redirectUri,
+    request.scope,
+    request.resource,
+    request.codeChallenge,
+    request.state ?? null,
+    request.nonce ?? null,
+  ];
+  return createHash('sha256').update(JSON.stringify(fields)).digest('base64url');
 }
 
 export const CSRF_PURPOSE = {
   login: 'login',
   /**
-   * Bound to the session and to the scope the page showed: registered scopes are no ceiling,
-   * so an approval must grant exactly what the user read, not a scope edited into the form.
+   * Bound to the session and to the whole request the page showed: registered scopes are no
+   * ceiling, and a token must not approve another client, redirect URI or PKCE challenge, so an
+   * approval grants exactly what the user read.
    */
-  consent: (sessionId: string, scope = '') => `consent|${sessionId}|${scope}`,
+  consent: (sessionId: string, request: ConsentedRequest) => `consent|${consentDigest(sessionId, request)}`,
 } as const;

@@ -2,13 +2,20 @@ import { Injectable } from '@nestjs/common';
 import { PrismaService } from '../database/prisma.service';
 
 /** What one clean-up pass removes, each in its own batches. */
-export type PurgeKind = 'unusedClients' | 'expiredCodes' | 'deadAccessTokens' | 'deadRefreshTokens' | 'emptyGrants' | 'expiredSessions';
+export type PurgeKind =
+  | 'unusedClients'
+  | 'expiredCodes'
+  | 'deadAccessTokens'
+  | 'deadRefreshTokens'
+  | 'emptyGrants'
+  | 'expiredSessions'
+  | 'expiredConsentTokens';
 
 export interface PurgeCutoffs {
   now: Date;
   /** Clients created before this that never completed an authorization go. */
   unusedClientsCreatedBefore: Date;
-  /** Codes and tokens that expired or were revoked before this go. */
+  /** Codes and tokens that expired or were revoked before this go; consumed consent tokens that expired before it too. */
   deadBefore: Date;
 }
 
@@ -61,6 +68,15 @@ export class MaintenanceRepository {
           const where = { expiresAt: { lte: now } };
           const batch = await ids(tx.session.findMany({ where, ...page }));
           return batch.length === 0 ? 0 : (await tx.session.deleteMany({ where: { AND: [where, { id: { in: batch } }] } })).count;
+        }
+        case 'expiredConsentTokens': {
+          // Once expired, a token is refused before its row is looked at; the grace covers
+          // instances whose clocks run behind this one's.
+          const where = { expiresAt: { lt: deadBefore } };
+          const rows = await tx.consumedConsentToken.findMany({ where, select: { idHash: true }, take: batchSize, orderBy: { idHash: 'asc' } });
+          if (rows.length === 0) return 0;
+          const batch = rows.map((row) => row.idHash);
+          return (await tx.consumedConsentToken.deleteMany({ where: { AND: [where, { idHash: { in: batch } }] } })).count;
         }
       }
     });
