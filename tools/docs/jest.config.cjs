@@ -1,0 +1,6 @@
+module.exports = {
+  ...require('../../jest.preset.cjs'),
+  displayName: 'docs',
+  rootDir: __dirname,
+  testMatch: ['<rootDir>/*.spec.ts'],
+};
