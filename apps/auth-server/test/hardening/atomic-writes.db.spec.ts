@@ -45,15 +45,19 @@ describe('approving an authorization (grant + code + first-authorization mark, o
     codeExpiresAt: new Date(Date.now() + 60_000),
   });
 
-  it('leaves neither the grant nor the first-authorization mark when the code cannot be stored', async () => {
-    await repository.insertGrantWithCode(approval('first', 'same-code-hash'), new Date());
+  const consentToken = (idHash: string) => ({ idHash, expiresAt: new Date(Date.now() + 600_000) });
+
+  it('leaves neither the grant, the first-authorization mark nor the consumed consent token when the code cannot be stored', async () => {
+    await repository.insertGrantWithCode(approval('first', 'same-code-hash'), consentToken('first-form'), new Date());
     expect(await prisma.grant.count()).toBe(1);
 
     // The code insert of the second approval violates the unique code hash: the grant created
     // before it in the same transaction must be rolled back, and the client stays "never used".
-    await expect(repository.insertGrantWithCode(approval('second', 'same-code-hash'), new Date())).rejects.toThrow();
+    await expect(repository.insertGrantWithCode(approval('second', 'same-code-hash'), consentToken('second-form'), new Date())).rejects.toThrow();
     expect(await prisma.grant.count()).toBe(1);
     expect(await prisma.grant.count({ where: { clientId: 'second' } })).toBe(0);
     expect((await prisma.client.findUnique({ where: { id: 'second' } }))?.firstAuthorizedAt).toBeNull();
+    // The form was not answered after all: its token can still approve.
+    expect(await prisma.consumedConsentToken.count({ where: { idHash: 'second-form' } })).toBe(0);
   });
 });
