@@ -5,9 +5,11 @@
 //   node tools/containers/nginx-conf.cjs --check    exit 1 if the committed file is stale
 //   node tools/containers/nginx-conf.cjs --stdout [--trust-proxy true|ADDR,CIDR,...] [--upload-max-bytes N]
 //                                                 [--port N] [--auth-server HOST:PORT] [--resource-server HOST:PORT]
-//                                                 [--resolve [--resolver ADDR]]
+//                                                 [--resolve [--resolver ADDR]] [--public-base-url URL]
 //                                                   print a variant (e.g. behind your TLS proxy, or the bench's nginx on the host);
 //                                                   --resolve: nginx >= 1.27.3 only, names resolved while nginx runs (deploy/nginx/README.md)
+//                                                   --public-base-url: PUBLIC_BASE_URL; absolute-form targets must name its origin,
+//                                                   and an https one adds Strict-Transport-Security to every answer
 // Runs the TypeScript sources with jiti and the workspace's path aliases (as tools/clients does).
 'use strict';
 const fs = require('node:fs');
@@ -51,6 +53,12 @@ const resolver = valueOf('--resolver');
 if (resolver !== undefined) {
   if (!options.resolve) throw new Error('--resolver: only with --resolve (without it, nginx resolves the names once, at start)');
   options.resolver = resolver;
+}
+const publicBaseUrl = valueOf('--public-base-url');
+if (publicBaseUrl !== undefined) {
+  const url = URL.canParse(publicBaseUrl) ? new URL(publicBaseUrl) : undefined;
+  if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:')) throw new Error(`--public-base-url: not an http(s) URL: ${publicBaseUrl}`);
+  options.publicOrigin = url.origin;
 }
 const rendered = renderNginxConf(options);
 const target = path.join(root, NGINX_CONF_PATH);

@@ -1,4 +1,8 @@
-import { readFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import { type AddressInfo, connect } from 'node:net';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
   DEFAULT_UPLOAD_MAX_BYTES,
@@ -15,7 +19,8 @@ import {
 import { parse } from 'yaml';
 import { parseStages } from './dockerfile-rules';
 import Fastify from 'fastify';
-import { COMPOSE_NGINX_OPTIONS, NGINX_CONF_PATH, renderNginxConf, UPSTREAM_KEEPALIVE } from './nginx-conf';
+import { freePort } from '../../../tools/test-support/free-port';
+import { COMPOSE_NGINX_OPTIONS, type NginxConfOptions, NGINX_CONF_PATH, renderNginxConf, STRICT_TRANSPORT_SECURITY, UPSTREAM_KEEPALIVE } from './nginx-conf';
 
 const root = join(__dirname, '../../..');
 const read = (path: string) => readFileSync(join(root, path), 'utf8');
@@ -137,7 +142,9 @@ describe(`the nginx configuration (${NGINX_CONF_PATH})`, () => {
     expect(committed).not.toMatch(/proxy_add_x_forwarded_for/);
     expect(committed).not.toMatch(/real_ip_header/); // compose: nginx is the edge
     expect(committed).toMatch(/^\s*proxy_set_header X-Forwarded-Proto \$scheme;$/m);
-    expect(committed).toMatch(/^\s*proxy_set_header X-Forwarded-Host \$http_host;$/m);
+    // The Host the client sent; for an absolute-form target, its authority (RFC 9112 §3.2.2).
+    expect(committed).toMatch(/^\s*proxy_set_header X-Forwarded-Host \$platform_forwarded_host;$/m);
+    expect(committed).toContain('map $platform_absolute_target $platform_forwarded_host {');
     expect(committed).toMatch(/^\s*proxy_set_header X-Request-Id \$platform_request_id;$/m);
     expect(committed).toMatch(/^\s*add_header X-Request-Id \$platform_request_id always;$/m);
   });
@@ -150,6 +157,20 @@ describe(`the nginx configuration (${NGINX_CONF_PATH})`, () => {
     for (const target of ['/api/v1/courses?limit=5', '/a/x?q=/../', '/.well-known/jwks.json', '/a/...']) expect({ target, refused: pattern.test(target) }).toEqual({ target, refused: false });
     const unguarded = locations.filter((location) => !location.body.includes('internal;') && !location.body.includes('if ($platform_ambiguous_target) { return 400; }'));
     expect(unguarded.map((location) => location.path)).toEqual([]);
+  });
+
+  it('refuses absolute-form targets of another origin, or malformed, in every public location, as the gateway does', () => {
+    const guard = ['if ($platform_target_refusal = 400) { return 400; }', 'if ($platform_target_refusal = 421) { return 421; }'];
+    const unguarded = locations.filter((location) => !location.body.includes('internal;') && !guard.every((line) => location.body.includes(line)));
+    expect(unguarded.map((location) => location.path)).toEqual([]);
+    // The JSON answer of a 421, wherever nginx answers with error pages.
+    for (const location of locations.filter((candidate) => candidate.body.includes('error_page 400'))) {
+      expect({ path: location.path, misdirected: location.body.includes('error_page 421 /.platform-errors/misdirected;') }).toEqual({ path: location.path, misdirected: true });
+    }
+  });
+
+  it('sends no Strict-Transport-Security: the committed file has no public origin (compose gives it in .env)', () => {
+    expect(committed).not.toMatch(/strict-transport-security/i);
   });
 
   it('logs one JSON line per request (probes aside), written in batches at least every second', () => {
@@ -257,6 +278,205 @@ describe('renderNginxConf with a proxy in front (GATEWAY_TRUST_PROXY)', () => {
     const conf = renderNginxConf({ ...COMPOSE_NGINX_OPTIONS, trustProxy: ['10.0.0.0/8', '192.0.2.1'] });
     expect(conf).toMatch(/set_real_ip_from 10\.0\.0\.0\/8;\s+set_real_ip_from 192\.0\.2\.1;\s+real_ip_header X-Forwarded-For;\s+real_ip_recursive on;/);
     expect(conf).not.toMatch(/0\.0\.0\.0\/0/);
+  });
+});
+
+describe('renderNginxConf with the public origin (--public-base-url)', () => {
+  const https = renderNginxConf({ ...COMPOSE_NGINX_OPTIONS, publicOrigin: 'https://academy.example' });
+  const hsts = 'add_header Strict-Transport-Security $platform_strict_transport_security always;';
+
+  it("https: Strict-Transport-Security on every answer, nginx's own and forwarded, unless the service sent its own", () => {
+    expect(https).toContain(`map $upstream_http_strict_transport_security $platform_strict_transport_security {\n    "" "${STRICT_TRANSPORT_SECURITY}";\n    default "";\n  }`);
+    // The server's add_header list (inherited by the proxying locations) ...
+    expect(https).toMatch(/^ {4}add_header X-Request-Id \$platform_request_id always;\n {4}add_header Strict-Transport-Security \$platform_strict_transport_security always;$/m);
+    // ... and every location with an add_header of its own, which replaces that list.
+    const withOwnHeaders = locationsOf(https).filter((location) => location.body.includes('add_header'));
+    expect(withOwnHeaders.length).toBeGreaterThan(0);
+    for (const location of withOwnHeaders) expect({ path: location.path, hsts: location.body.includes(hsts) }).toEqual({ path: location.path, hsts: true });
+  });
+
+  it('sends the value apps/gateway sends', () => {
+    expect(read('apps/gateway/src/strict-transport-security.ts')).toContain(`export const STRICT_TRANSPORT_SECURITY = '${STRICT_TRANSPORT_SECURITY}';`);
+  });
+
+  it('http: no Strict-Transport-Security (RFC 6797 §7.2: never over plain HTTP)', () => {
+    expect(renderNginxConf({ ...COMPOSE_NGINX_OPTIONS, publicOrigin: 'http://127.0.0.1:3000' })).not.toMatch(/strict-transport-security/i);
+  });
+
+  it('refuses absolute-form targets of any other origin with 421, its own taken with or without the default port', () => {
+    expect(https).toContain('"~*^\\S+ https://academy\\.example(?::443)?(?:[/?#]\\S*)?$" 0;');
+    expect(renderNginxConf({ ...COMPOSE_NGINX_OPTIONS, publicOrigin: 'http://127.0.0.1:3000' })).toContain('"~*^\\S+ http://127\\.0\\.0\\.1:3000(?:[/?#]\\S*)?$" 0;');
+  });
+});
+
+/** Debian's nginx (CI installs nginx-light: .ci/run); without it these tests are skipped, and say why. */
+const NGINX = ['/usr/sbin/nginx', '/usr/local/sbin/nginx'].find((path) => existsSync(path));
+
+interface RawAnswer {
+  status: number;
+  head: string;
+  body: string;
+}
+
+/** One hand-written request on a socket of its own (no HTTP client sends these targets), read until nginx closes it. */
+function raw(port: number, requestLine: string, host: string | null): Promise<RawAnswer> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(port, '127.0.0.1', () => socket.write(`${requestLine}\r\n${host === null ? '' : `Host: ${host}\r\n`}Connection: close\r\n\r\n`));
+    let answer = '';
+    socket.on('data', (chunk) => (answer += chunk.toString('latin1')));
+    socket.on('close', () => {
+      const split = answer.indexOf('\r\n\r\n');
+      resolve({ status: Number(/^HTTP\/1\.1 (\d{3}) /.exec(answer)?.[1] ?? 0), head: answer.slice(0, split), body: answer.slice(split + 4) });
+    });
+    socket.on('error', reject);
+  });
+}
+
+/** A stand-in service: answers what it received; /own-hsts with a Strict-Transport-Security of its own. */
+async function startService(name: string): Promise<{ server: Server; port: number }> {
+  const server = createServer((request, response) => {
+    if (request.url === '/own-hsts') response.setHeader('strict-transport-security', 'max-age=60');
+    response.setHeader('content-type', 'application/json');
+    response.end(JSON.stringify({ service: name, url: request.url, forwardedHost: request.headers['x-forwarded-host'] }));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { server, port: (server.address() as AddressInfo).port };
+}
+
+/** nginx with a rendered variant, on a loopback port, one process, its files in a temporary folder. */
+async function startNginx(binary: string, options: NginxConfOptions): Promise<{ stop(): Promise<void> }> {
+  const work = mkdtempSync(join(tmpdir(), 'nginx-conf-spec-'));
+  const conf = renderNginxConf(options)
+    .replace('pid /tmp/nginx.pid;', `pid ${join(work, 'nginx.pid')};`)
+    .replace(`listen ${options.port};`, `listen 127.0.0.1:${options.port};`)
+    .replace('access_log /dev/stdout', `access_log ${join(work, 'access.log')}`);
+  writeFileSync(join(work, 'nginx.conf'), conf);
+  const child = spawn(binary, ['-p', work, '-c', join(work, 'nginx.conf'), '-e', 'stderr', '-g', 'daemon off; master_process off;'], { stdio: ['ignore', 'ignore', 'pipe'] });
+  let stderr = '';
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  for (let attempt = 0; ; attempt++) {
+    const listening = await new Promise<boolean>((resolve) => {
+      const probe = connect(options.port, '127.0.0.1', () => probe.end(() => resolve(true)));
+      probe.on('error', () => resolve(false));
+    });
+    if (listening) break;
+    if (child.exitCode !== null || attempt > 100) throw new Error(`nginx did not start: ${stderr}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  return {
+    async stop() {
+      child.kill('SIGTERM');
+      await exited;
+      rmSync(work, { recursive: true, force: true });
+    },
+  };
+}
+
+(NGINX ? describe : describe.skip)(`the generated configuration run by nginx (${NGINX ?? 'not installed: apt-get install nginx-light'}) on a loopback port`, () => {
+  const services: { server: Server; port: number }[] = [];
+  const running: { stop(): Promise<void> }[] = [];
+  const ports = { sameHost: 0, https: 0, httpsAuthDown: 0 };
+
+  beforeAll(async () => {
+    const [auth, resource] = await Promise.all([startService('auth'), startService('resource')]);
+    services.push(auth, resource);
+    const upstreams = { 'auth-server': `127.0.0.1:${auth.port}`, 'resource-server': `127.0.0.1:${resource.port}` };
+    [ports.sameHost, ports.https, ports.httpsAuthDown] = await Promise.all([freePort(), freePort(), freePort()]);
+    const down = await freePort();
+    running.push(
+      await startNginx(NGINX as string, { ...COMPOSE_NGINX_OPTIONS, upstreams, port: ports.sameHost }),
+      await startNginx(NGINX as string, { ...COMPOSE_NGINX_OPTIONS, upstreams, port: ports.https, publicOrigin: 'https://academy.example' }),
+      await startNginx(NGINX as string, { ...COMPOSE_NGINX_OPTIONS, upstreams: { ...upstreams, 'auth-server': `127.0.0.1:${down}` }, port: ports.httpsAuthDown, publicOrigin: 'https://academy.example' }),
+    );
+  });
+
+  afterAll(async () => {
+    await Promise.all(running.map((nginx) => nginx.stop()));
+    await Promise.all(services.map(({ server }) => new Promise((resolve) => server.close(resolve))));
+  });
+
+  const refusal = (answer: RawAnswer) => ({ status: answer.status, json: /\r\ncontent-type: application\/json/i.test(answer.head), body: JSON.parse(answer.body) as unknown });
+  const forwarded = (answer: RawAnswer) => ({ status: answer.status, ...(JSON.parse(answer.body) as object) });
+
+  it.each([
+    ['GET *', 'academy.example'],
+    ['OPTIONS *', 'academy.example'],
+    ['CONNECT academy.example:443', 'academy.example:443'],
+    ['GET ftp://academy.example/x', 'academy.example'],
+    ['GET https://user@academy.example/x', 'academy.example'],
+    ['OPTIONS https://academy.example', 'academy.example'],
+    ['GET https://academy.example/./metrics', 'academy.example'],
+  ])('%s: 400 with the JSON body, on both variants', async (start, host) => {
+    for (const port of [ports.sameHost, ports.https]) {
+      expect(refusal(await raw(port, `${start} HTTP/1.1`, host))).toEqual({ status: 400, json: true, body: { error: 'invalid_request', error_description: expect.any(String) } });
+    }
+  });
+
+  describe('with the public origin https://academy.example', () => {
+    it.each([
+      ['/oauth/token?x=1', 'auth'],
+      ['/api/v1/courses', 'resource'],
+    ])('absolute-form naming it, %s: forwarded in origin-form to the %s service, the Host from the target', async (path, service) => {
+      const answer = await raw(ports.https, `GET https://academy.example${path} HTTP/1.1`, 'something.else');
+      expect(forwarded(answer)).toEqual({ status: 200, service, url: path, forwardedHost: 'academy.example' });
+    });
+
+    it.each([
+      ['https://evil.test/oauth/token', 'evil.test'],
+      ['http://academy.example/oauth/token', 'academy.example'],
+      ['https://academy.example:8443/x', 'academy.example:8443'],
+    ])('absolute-form naming another origin, %s: 421 with the JSON body', async (target, host) => {
+      expect(refusal(await raw(ports.https, `GET ${target} HTTP/1.1`, host))).toEqual({
+        status: 421,
+        json: true,
+        body: { error: 'invalid_request', error_description: 'The request target names another origin than this one' },
+      });
+    });
+
+    it("sends Strict-Transport-Security on every answer, nginx's own and forwarded, and the service's own value alone when it sends one", async () => {
+      const hstsOf = async (port: number, requestLine: string) => [...(await raw(port, `${requestLine} HTTP/1.1`, 'academy.example')).head.matchAll(/\r\nstrict-transport-security: ([^\r]*)/gi)].map((match) => match[1]);
+      expect({
+        liveness: await hstsOf(ports.https, 'GET /healthz'),
+        notFound: await hstsOf(ports.https, 'GET /metrics'),
+        badRequest: await hstsOf(ports.https, 'OPTIONS *'),
+        misdirected: await hstsOf(ports.https, 'GET https://evil.test/'),
+        forwarded: await hstsOf(ports.https, 'GET /api/v1/courses'),
+        probe: await hstsOf(ports.https, 'GET /resource-server/healthz'),
+        servicesOwn: await hstsOf(ports.https, 'GET /own-hsts'),
+        serviceDown: await hstsOf(ports.httpsAuthDown, 'GET /oauth/token'),
+      }).toStrictEqual({
+        liveness: [STRICT_TRANSPORT_SECURITY],
+        notFound: [STRICT_TRANSPORT_SECURITY],
+        badRequest: [STRICT_TRANSPORT_SECURITY],
+        misdirected: [STRICT_TRANSPORT_SECURITY],
+        forwarded: [STRICT_TRANSPORT_SECURITY],
+        probe: [STRICT_TRANSPORT_SECURITY],
+        servicesOwn: ['max-age=60'],
+        serviceDown: [STRICT_TRANSPORT_SECURITY],
+      });
+    });
+  });
+
+  describe('without a public origin (the committed file)', () => {
+    it('takes absolute-form whose authority is the Host the client sent (or no Host, HTTP/1.0), forwarded in origin-form', async () => {
+      expect(forwarded(await raw(ports.sameHost, 'GET http://Platform.Local:8080/oauth/token HTTP/1.1', 'platform.local:8080'))).toEqual({
+        status: 200,
+        service: 'auth',
+        url: '/oauth/token',
+        forwardedHost: 'Platform.Local:8080',
+      });
+      expect(forwarded(await raw(ports.sameHost, 'GET http://platform.local/api/v1/courses HTTP/1.0', null))).toEqual({ status: 200, service: 'resource', url: '/api/v1/courses', forwardedHost: 'platform.local' });
+    });
+
+    it('refuses absolute-form whose authority contradicts the Host: 400', async () => {
+      expect((await raw(ports.sameHost, 'GET http://evil.test/oauth/token HTTP/1.1', 'platform.local')).status).toBe(400);
+      expect((await raw(ports.sameHost, 'GET http://evil.test.platform.local/ HTTP/1.1', 'evil.test')).status).toBe(400);
+    });
+
+    it('sends no Strict-Transport-Security', async () => {
+      expect((await raw(ports.sameHost, 'GET /healthz HTTP/1.1', 'platform.local')).head).not.toMatch(/strict-transport-security/i);
+    });
   });
 });
 

@@ -36,6 +36,12 @@ export interface NginxConfOptions {
    * proxy in front: the last X-Forwarded-For entry), or the proxies' addresses / CIDR ranges.
    */
   trustProxy: boolean | readonly string[];
+  /**
+   * PUBLIC_BASE_URL's origin (`https://academy.example`), or undefined (the committed file: its
+   * origin is each deployment's .env). Given, absolute-form targets must name it (421 otherwise),
+   * and an https origin adds Strict-Transport-Security to every answer.
+   */
+  publicOrigin: string | undefined;
 }
 
 /**
@@ -64,7 +70,14 @@ export const COMPOSE_NGINX_OPTIONS: NginxConfOptions = {
   resolver: '127.0.0.11',
   uploadMaxBytes: DEFAULT_UPLOAD_MAX_BYTES,
   trustProxy: false,
+  publicOrigin: undefined,
 };
+
+/**
+ * The Strict-Transport-Security value of an https origin: apps/gateway's (strict-transport-security.ts;
+ * the spec compares them). Two years, subdomains included, no `preload` (the operator's decision).
+ */
+export const STRICT_TRANSPORT_SECURITY = 'max-age=63072000; includeSubDomains';
 
 /** The file the compose override builds into its nginx image. */
 export const NGINX_CONF_PATH = 'deploy/nginx/nginx.conf';
@@ -73,7 +86,8 @@ export const NGINX_CONF_PATH = 'deploy/nginx/nginx.conf';
 const BODIES = {
   alive: { status: 'ok', info: {}, error: {}, details: {} },
   notFound: { error: 'not_found', error_description: 'No such resource' },
-  badRequest: { error: 'invalid_request', error_description: 'The request is not valid HTTP, or its path has dot segments or backslashes' },
+  badRequest: { error: 'invalid_request', error_description: 'The request is not valid HTTP, or its target is not a path of this origin without dot segments or backslashes' },
+  misdirected: { error: 'invalid_request', error_description: 'The request target names another origin than this one' },
   tooLarge: { error: 'invalid_request', error_description: 'The request body is too large' },
   headersTooLarge: { error: 'invalid_request', error_description: 'The request headers are too large' },
   unreachable: (service: string) => ({ error: 'temporarily_unavailable', error_description: `The ${service} is not reachable; try again shortly.` }),
@@ -115,23 +129,106 @@ function size(bytes: number): string {
  */
 function errorPages(service: ServiceName | undefined): string[] {
   // 505: an unknown HTTP version is a 400 at the gateway (Node's parser), and a client error.
-  const pages = [`error_page 400 505 =400 ${ERRORS}/bad-request;`, `error_page 404 ${ERRORS}/not-found;`, `error_page 413 ${ERRORS}/too-large;`, `error_page 414 494 =431 ${ERRORS}/headers-too-large;`];
+  const pages = [
+    `error_page 400 505 =400 ${ERRORS}/bad-request;`,
+    `error_page 404 ${ERRORS}/not-found;`,
+    `error_page 413 ${ERRORS}/too-large;`,
+    `error_page 414 494 =431 ${ERRORS}/headers-too-large;`,
+    `error_page 421 ${ERRORS}/misdirected;`,
+  ];
   // 504 `=`: the status is the one the error location answers (503 when nginx never connected).
   if (service) pages.push(`error_page 502 503 =503 ${ERRORS}/${service}-unreachable;`, `error_page 504 = ${ERRORS}/${service}-timeout;`);
   return pages;
 }
 
-/** Ambiguous targets (the map $platform_ambiguous_target): 400 before anything else, as the gateway does. */
-const GUARD = 'if ($platform_ambiguous_target) { return 400; }';
+/**
+ * Refused targets, before anything else, as the gateway does: ambiguous paths (the map
+ * $platform_ambiguous_target) 400; absolute-form targets of another origin 421, or malformed
+ * 400 ($platform_target_refusal).
+ */
+const GUARD = [
+  'if ($platform_ambiguous_target) { return 400; }',
+  'if ($platform_target_refusal = 400) { return 400; }',
+  'if ($platform_target_refusal = 421) { return 421; }',
+];
 
-/** Headers of nginx's own answers: add_header in a location replaces the server's, so all of them. */
-const OWN_ANSWER_HEADERS = ['add_header Cache-Control no-store always;', 'add_header X-Request-Id $platform_request_id always;'];
+/**
+ * Strict-Transport-Security when the public origin is https, unless the service sent its own
+ * (an empty value adds no header). RFC 6797 §7.2: an HSTS host "MUST NOT include the STS header
+ * field in HTTP responses conveyed over non-secure transport"; nginx here speaks plain HTTP
+ * behind the TLS termination, so the public origin's scheme decides, not nginx's $scheme.
+ */
+function strictTransportSecurity(options: NginxConfOptions): string[] {
+  return options.publicOrigin?.startsWith('https:') ? ['add_header Strict-Transport-Security $platform_strict_transport_security always;'] : [];
+}
+
+/**
+ * Headers of every answer (the server's add_header list) and of nginx's own answers: add_header
+ * in a location replaces the server's, so a location with any of its own repeats them all.
+ */
+function edgeHeaders(options: NginxConfOptions): string[] {
+  return ['add_header X-Request-Id $platform_request_id always;', ...strictTransportSecurity(options)];
+}
+
+function ownAnswerHeaders(options: NginxConfOptions): string[] {
+  return ['add_header Cache-Control no-store always;', ...edgeHeaders(options)];
+}
+
+/** A regex for one origin's scheme and authority, the scheme's default port optional. */
+function originPattern(origin: string): string {
+  const url = new URL(origin);
+  const defaultPort = url.protocol === 'https:' ? '443' : '80';
+  return `${url.protocol.slice(0, -1)}://${url.host.replace(/[.[\]]/g, (character) => `\\${character}`)}${url.port ? '' : `(?::${defaultPort})?`}`;
+}
+
+/**
+ * How the target of the request line is answered (request-target.ts in apps/gateway): nginx's
+ * own parser refuses the asterisk-form (`*`, also for OPTIONS) and CONNECT's authority-form
+ * with 400; absolute-form, which RFC 9112 §3.2.2 says a server "MUST accept", is forwarded in
+ * origin-form by nginx itself when it names this origin, and otherwise refused here: another
+ * origin 421 (RFC 9110 §15.5.20), another scheme 400, and `OPTIONS http://host` (the server-wide
+ * OPTIONS in absolute-form, RFC 9112 §3.2.4) 400. Which origin is this one: the public origin when
+ * given; otherwise the Host the client sent ("identical to that authority component", RFC 9112
+ * §3.2), whose contradiction is a 400. Regexes are tried in order, the first match wins.
+ */
+function targetRefusalMap(options: NginxConfOptions): string[] {
+  const absolute = [
+    '# absolute-form: the target as sent (nginx forwards its path and query); empty for origin-form.',
+    'map $request $platform_absolute_target {',
+    '  "~^\\S+ (?<target>[A-Za-z][A-Za-z0-9+.-]*://\\S*)" $target;',
+    '  default "";',
+    '}',
+  ];
+  if (options.publicOrigin) {
+    return [
+      ...absolute,
+      'map "$request_method $platform_absolute_target" $platform_target_refusal {',
+      '  "~^\\S+ $" 0;',
+      '  "~*^OPTIONS https?://[^/?#]*$" 400;',
+      `  "~*^\\S+ ${originPattern(options.publicOrigin)}(?:[/?#]\\S*)?$" 0;`,
+      '  "~*^\\S+ https?://[^/?#]+(?:[/?#]\\S*)?$" 421;',
+      '  default 400;',
+      '}',
+    ];
+  }
+  return [
+    ...absolute,
+    // The Host after the last `|` (an authority has none): equal to the target's authority, or
+    // absent (HTTP/1.0).
+    'map "$request_method $platform_absolute_target|$http_host" $platform_target_refusal {',
+    '  "~^\\S+ \\|" 0;',
+    '  "~*^OPTIONS https?://[^/?#|]*\\|" 400;',
+    '  "~*^\\S+ https?://([^/?#|]+)(?:[/?#]\\S*)?\\|(?:\\1)?$" 0;',
+    '  default 400;',
+    '}',
+  ];
+}
 
 function proxyLocation(match: '=' | '^~', path: string, service: ServiceName, bodyLimit: number, comment: string, before: string[] = []): string[] {
   return [
     `# ${comment}`,
     `location ${match} ${path} {`,
-    `  ${GUARD}`,
+    ...GUARD.map((line) => `  ${line}`),
     ...before.map((line) => `  ${line}`),
     `  client_max_body_size ${size(bodyLimit)};`,
     ...errorPages(service).map((line) => `  ${line}`),
@@ -140,14 +237,14 @@ function proxyLocation(match: '=' | '^~', path: string, service: ServiceName, bo
   ];
 }
 
-function ownAnswer(path: string, status: number, body: unknown, comment: string): string[] {
+function ownAnswer(path: string, status: number, body: unknown, comment: string, headers: string[]): string[] {
   return [
     `# ${comment}`,
     `location = ${path} {`,
-    `  ${GUARD}`,
+    ...GUARD.map((line) => `  ${line}`),
     // Methods other than GET/HEAD on the gateway's own paths: 404, never forwarded (probes.ts).
     '  if ($request_method !~ ^(GET|HEAD)$) { return 404; }',
-    ...OWN_ANSWER_HEADERS.map((line) => `  ${line}`),
+    ...headers.map((line) => `  ${line}`),
     `  return ${status} ${literal(body)};`,
     '}',
   ];
@@ -218,6 +315,7 @@ function indent(lines: string[], depth: number): string[] {
 
 /** The whole nginx.conf. */
 export function renderNginxConf(options: NginxConfOptions = COMPOSE_NGINX_OPTIONS): string {
+  const ownHeaders = ownAnswerHeaders(options);
   const server: string[] = [
     `listen ${options.port};`,
     // HTTP/0.9 (a request line without a version): nginx would answer without a status line or
@@ -235,7 +333,8 @@ export function renderNginxConf(options: NginxConfOptions = COMPOSE_NGINX_OPTION
     // ($proxy_add_x_forwarded_for would pass a client-written chain on).
     'proxy_set_header X-Forwarded-For $remote_addr;',
     'proxy_set_header X-Forwarded-Proto $scheme;',
-    'proxy_set_header X-Forwarded-Host $http_host;',
+    // The Host the client named: the target's authority for absolute-form (RFC 9112 §3.2.2).
+    'proxy_set_header X-Forwarded-Host $platform_forwarded_host;',
     'proxy_set_header X-Request-Id $platform_request_id;',
     'proxy_http_version 1.1;',
     'proxy_set_header Connection "";',
@@ -249,21 +348,22 @@ export function renderNginxConf(options: NginxConfOptions = COMPOSE_NGINX_OPTION
     // name is gone, so it answers at once.)
     'proxy_connect_timeout 5s;',
     'proxy_hide_header X-Request-Id;',
-    'add_header X-Request-Id $platform_request_id always;',
+    ...edgeHeaders(options),
     '',
     ...errorPages(undefined),
     '',
-    ...ownAnswer(GATEWAY_PATHS.liveness, 200, BODIES.alive, "The gateway's liveness: it answers."),
+    ...ownAnswer(GATEWAY_PATHS.liveness, 200, BODIES.alive, "The gateway's liveness: it answers.", ownHeaders),
     '',
     ...ownAnswer(
       GATEWAY_PATHS.readiness,
       200,
       BODIES.alive,
       "Readiness: nginx answers. (apps/gateway also asks each service's /healthz; compose starts nginx only once both are healthy.)",
+      ownHeaders,
     ),
     '',
     '# Metrics are scraped on each service\'s own port, never through the origin.',
-    `location = ${GATEWAY_PATHS.metrics} { ${GUARD} return 404; }`,
+    `location = ${GATEWAY_PATHS.metrics} { ${GUARD.join(' ')} return 404; }`,
   ];
 
   for (const service of SERVICES) {
@@ -272,20 +372,20 @@ export function renderNginxConf(options: NginxConfOptions = COMPOSE_NGINX_OPTION
         '',
         `# ${service}'s ${probe}, relayed.`,
         `location = /${service}${probe} {`,
-        `  ${GUARD}`,
+        ...GUARD.map((line) => `  ${line}`),
         '  if ($request_method !~ ^(GET|HEAD)$) { return 404; }',
         ...errorPages(service).map((line) => `  ${line}`),
         // proxy_hide_header in a location replaces the server's list: X-Request-Id again.
         '  proxy_hide_header Cache-Control;',
         '  proxy_hide_header X-Request-Id;',
-        ...OWN_ANSWER_HEADERS.map((line) => `  ${line}`),
+        ...ownHeaders.map((line) => `  ${line}`),
         // The probe's path alone, as the gateway fetches it: `?` drops the query string.
         `  rewrite ^ ${probe}? break;`,
         `  proxy_pass http://${groupOf(service)};`,
         '}',
       );
     }
-    server.push('', `# Nothing else of ${service} is reachable under its probe prefix.`, `location = /${service} { ${GUARD} return 404; }`, `location ^~ /${service}/ { ${GUARD} return 404; }`);
+    server.push('', `# Nothing else of ${service} is reachable under its probe prefix.`, `location = /${service} { ${GUARD.join(' ')} return 404; }`, `location ^~ /${service}/ { ${GUARD.join(' ')} return 404; }`);
   }
 
   for (const route of ROUTES) {
@@ -327,7 +427,7 @@ export function renderNginxConf(options: NginxConfOptions = COMPOSE_NGINX_OPTION
     // The rest of a refused body is read and thrown away here: no limit of this location's
     // own may refuse it again (which would end in nginx's HTML page, not this answer).
     '  client_max_body_size 0;',
-    ...OWN_ANSWER_HEADERS.map((line) => `  ${line}`),
+    ...ownHeaders.map((line) => `  ${line}`),
     ...before.map((line) => `  ${line}`),
     `  return ${status} ${literal(body)};`,
     '}',
@@ -339,6 +439,7 @@ export function renderNginxConf(options: NginxConfOptions = COMPOSE_NGINX_OPTION
     ...named('not-found', 404, BODIES.notFound),
     ...named('too-large', 413, BODIES.tooLarge),
     ...named('headers-too-large', 431, BODIES.headersTooLarge),
+    ...named('misdirected', 421, BODIES.misdirected),
   );
   for (const service of SERVICES) {
     server.push(
@@ -389,6 +490,20 @@ export function renderNginxConf(options: NginxConfOptions = COMPOSE_NGINX_OPTION
     '    "~*^[^?]*(\\x5c|/(\\.|%2e){1,2}(/|\\?|$))" 1;',
     '    default 0;',
     '  }',
+    ...indent(targetRefusalMap(options), 1),
+    '  map $platform_absolute_target $platform_forwarded_host {',
+    '    "~^[^:]+://(?<authority>[^/?#]*)" $authority;',
+    '    default $http_host;',
+    '  }',
+    ...(strictTransportSecurity(options).length > 0
+      ? [
+          // No header when the service sent its own (an empty add_header value adds nothing).
+          '  map $upstream_http_strict_transport_security $platform_strict_transport_security {',
+          `    "" "${STRICT_TRANSPORT_SECURITY}";`,
+          '    default "";',
+          '  }',
+        ]
+      : []),
     // HTTP/0.9: no protocol. (A request whose request line failed has none either; its error
     // answer, an internal redirect to ${ERRORS}, is let through.)
     '  map "$server_protocol|$uri" $platform_http09 {',
