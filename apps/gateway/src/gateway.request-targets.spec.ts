@@ -131,6 +131,28 @@ describe('request targets that are not origin-form (RFC 9112 §3.2)', () => {
     expect(JSON.parse(answer.body)).toEqual({ service: 'resource', url: '//double/slash?x=1', host: 'other.test', forwardedHost: 'other.test' });
   });
 
+  it('logs a refused target as it was sent (never its query), with the status, and a refused CONNECT too', async () => {
+    const output: string[] = [];
+    const logged = await createGateway({
+      upstreams: { 'auth-server': auth.url, 'resource-server': resource.url },
+      publicOrigin: 'https://academy.example',
+      logLevel: 'info',
+      logDestination: { write: (chunk: string) => void output.push(chunk) },
+    });
+    await logged.listen({ host: '127.0.0.1', port: 0 });
+    const loggedPort = (logged.server.address() as AddressInfo).port;
+    try {
+      await raw(loggedPort, 'GET https://evil.test/oauth/token?code=secret-code HTTP/1.1', 'Host: academy.example\r\nX-Request-Id: refused-1\r\n');
+      await raw(loggedPort, 'CONNECT evil.test:443 HTTP/1.1', 'Host: evil.test:443\r\nX-Request-Id: refused-2\r\n');
+    } finally {
+      await logged.close();
+    }
+    const lines = output.map((line) => JSON.parse(line) as { reqId?: string; msg: string; req?: { method: string; url: string }; res?: { statusCode: number } });
+    expect(lines.find((line) => line.reqId === 'refused-1')).toMatchObject({ msg: 'request completed', req: { method: 'GET', url: 'https://evil.test/oauth/token' }, res: { statusCode: 421 } });
+    expect(lines.find((line) => line.reqId === 'refused-2')).toMatchObject({ msg: 'request completed', req: { method: 'CONNECT', url: 'evil.test:443' }, res: { statusCode: 400 } });
+    expect(output.join('')).not.toContain('secret-code');
+  });
+
   describe('without PUBLIC_BASE_URL', () => {
     let unconfigured: FastifyInstance;
     let unconfiguredPort: number;
