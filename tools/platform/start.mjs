@@ -86,7 +86,7 @@ async function startServices(services, secret) {
 
 async function startGateway(services) {
   const upstreams = Object.fromEntries(services.map((service) => [service.urlVar, env[service.urlVar] || serviceUrl(service)]));
-  const gatewayEnv = serviceProcessEnv({ ...env, ...upstreams, HOST: host, PORT: String(gatewayPort), LOG_LEVEL: env.LOG_LEVEL || 'warn' });
+  const gatewayEnv = serviceProcessEnv({ ...env, ...upstreams, HOST: host, PORT: String(gatewayPort), PUBLIC_BASE_URL: publicBaseUrl, LOG_LEVEL: env.LOG_LEVEL || 'warn' });
   state.gateway = startChild(GATEWAY.name, mainOf(root, GATEWAY.project), gatewayEnv, root, nodeArgs);
   watchForCrash(state.gateway);
   // The gateway says so once listen() has returned, i.e. after its own "listening" log line:
