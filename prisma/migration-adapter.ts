@@ -29,6 +29,7 @@ function installCatalogColumnRelabel(): void {
   };
   const originalQuery = pg.Client.prototype.query as (...args: unknown[]) => unknown;
   pg.Client.prototype.query = function patchedQuery(this: pg.Client, ...args: unknown[]) {
+    if (typeof args[0] === 'string') args[0] = forceShadowDrop(args[0]);
     // pg.Pool#query calls Client#query with a callback; direct callers get a promise.
     const last = args.length - 1;
     if (typeof args[last] === 'function') {
@@ -44,7 +45,26 @@ function installCatalogColumnRelabel(): void {
 } as typeof pg.Client.prototype.query;
 }
 
+/**
+ * `migrate dev` drops its shadow database while the adapter's own pool still holds a session
+ * on it, and PostgreSQL refuses ("being accessed by other users"). PostgreSQL 13+ can end those
+ * sessions itself; the pool whose session ends then emits an error nobody listens to, which is
+ * expected here and must not end the CLI.
+ */
+function forceShadowDrop(sql: string): string {
+  return /^\s*DROP DATABASE\b/i.test(sql) && !/\bWITH\s*\(\s*FORCE\s*\)/i.test(sql) ? `${sql.trimEnd().replace(/;$/, '')} WITH (FORCE)` : sql;
+}
+
+function ignoreErrorsOfEndedShadowSessions(): void {
+  const originalEmit = pg.Pool.prototype.emit;
+  pg.Pool.prototype.emit = function emit(this: pg.Pool, event: string | symbol, ...args: unknown[]) {
+    if (event === 'error' && this.listenerCount('error') === 0) return false;
+    return originalEmit.call(this, event, ...args);
+  } as typeof pg.Pool.prototype.emit;
+}
+
 export function migrationAdapter(): PrismaPg {
+  ignoreErrorsOfEndedShadowSessions();
   installCatalogColumnRelabel();
   const raw = process.env['DATABASE_URL'];
   if (!raw) throw new Error('DATABASE_URL is not set: the Prisma CLI needs the database to migrate');
