@@ -2,3 +2,6 @@ export { completeServiceApp, createServiceApp, listenService, type ServiceAppDef
 export { registerCors } from './cors';
 export { type DirectRoute, directRoute, serveDirectly } from './direct-routes';
 export { runService, type ServiceProcess } from './run-service';
+export { INPUT_LIMITS } from './input-limits';
+export { RefusedJsonBodyError } from './json-body';
+export { STRICT_TRANSPORT_SECURITY } from './strict-transport-security';

@@ -1,16 +1,19 @@
 /**
  * The skeleton both services are built on, on a one-route service: the framework errors as
  * RFC 6749 bodies, X-Forwarded-For believed only from TRUSTED_PROXIES, the request id echoed,
- * the body limit of the route table, the metrics counted, the event bus closed with the app.
+ * the body limit of the route table, the bounds of every input, HSTS on an https origin, the
+ * metrics counted, the event bus closed with the app.
  */
-import { Controller, type DynamicModule, Get, Ip, Module, Post, Req } from '@nestjs/common';
+import { Body, Controller, type DynamicModule, Get, Ip, Module, Post, Query, Req } from '@nestjs/common';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { LocalEventBus } from '@platform/event-bus';
 import { nestLoggerParams, REQUEST_LOGGING, requestLogging, ServiceMetrics } from '@platform/observability';
 import { SERVICE_BODY_LIMITS } from '@platform/route-table';
 import type { FastifyRequest } from 'fastify';
 import { LoggerModule, PinoLogger } from 'nestjs-pino';
-import { completeServiceApp, createServiceApp } from './service-app';
+import { INPUT_LIMITS } from './input-limits';
+import { completeServiceApp, createServiceApp, type ServiceAppDefinition } from './service-app';
+import { STRICT_TRANSPORT_SECURITY } from './strict-transport-security';
 
 @Controller()
 class EchoController {
@@ -24,6 +27,12 @@ class EchoController {
   @Post('/echo')
   echo() {
     return { ok: true };
+  }
+
+  /** What the route sees of the parsed body and query. */
+  @Post('/body')
+  body(@Body() body: unknown, @Query() query: unknown) {
+    return { body, query: { ...(query as object) } };
   }
 
   /** What a handler sees of the raw request; @fastify/middie stamps originalUrl on it when it runs. */
@@ -54,9 +63,9 @@ class TestServiceModule {
   }
 }
 
-async function serviceApp(bus?: LocalEventBus): Promise<NestFastifyApplication> {
+async function serviceApp(bus?: LocalEventBus, definition: Partial<ServiceAppDefinition> = {}): Promise<NestFastifyApplication> {
   const app = await createServiceApp(
-    { service: 'auth-server', trustedProxies: ['10.0.0.1'], logLevel: 'silent', module: () => TestServiceModule.register(), metrics: ServiceMetrics },
+    { service: 'auth-server', trustedProxies: ['10.0.0.1'], logLevel: 'silent', module: () => TestServiceModule.register(), metrics: ServiceMetrics, ...definition },
     { logger: false },
   );
   await completeServiceApp(app, bus);
@@ -122,6 +131,85 @@ describe('createServiceApp + completeServiceApp', () => {
   it('counts every request in the service metrics', async () => {
     await app.inject({ method: 'GET', url: '/ip' });
     expect(await metrics.registry.metrics()).toMatch(/route="\/ip"/);
+  });
+});
+
+describe('the bounds of every input (INPUT_LIMITS), at parse, for every route', () => {
+  let app: NestFastifyApplication;
+  beforeAll(async () => {
+    // The resource server's body limit (1 MiB): room for the deepest body.
+    app = await serviceApp(undefined, { service: 'resource-server' });
+  });
+  afterAll(async () => app?.close());
+
+  const post = (payload: string, contentType: string, url = '/body') => app.inject({ method: 'POST', url, headers: { 'content-type': contentType }, payload });
+  const refusal = (description: string) => ({ error: 'invalid_request', error_description: description });
+
+  it('parses JSON and forms as before: values, repeated names as arrays', async () => {
+    expect((await post('{"title":"𝕏 ok","tags":["a"]}', 'application/json; charset=utf-8')).json()).toEqual({ body: { title: '𝕏 ok', tags: ['a'] }, query: {} });
+    expect((await post('a=1&r=x&r=y', 'application/x-www-form-urlencoded', '/body?q=1&q=2')).json()).toEqual({ body: { a: '1', r: ['x', 'y'] }, query: { q: ['1', '2'] } });
+  });
+
+  it('keeps Fastify\'s refusals of malformed JSON and of prototype keys', async () => {
+    const malformed = await post('{"a":', 'application/json');
+    expect(malformed.statusCode).toBe(400);
+    expect(malformed.json()).toEqual(refusal("Body is not valid JSON but content-type is set to 'application/json'"));
+    expect((await post('{"__proto__":{"polluted":1}}', 'application/json')).json()).toMatchObject({ error: 'invalid_request' });
+  });
+
+  it('refuses a lone surrogate in a JSON string or key with 400, not 500 (issue 33)', async () => {
+    for (const payload of ['{"title":"a\\ud800"}', '{"a\\udc00":1}', '[{"x":["\\udfff"]}]']) {
+      const response = await post(payload, 'application/json');
+      expect(response.statusCode).toBe(400);
+      expect(response.json()).toEqual(refusal('The JSON body has a string that is not well-formed Unicode (a lone UTF-16 surrogate)'));
+    }
+  });
+
+  it('refuses a megabyte of nesting (500,000 levels) with 400, before parsing it (issue 33)', async () => {
+    const deep = '['.repeat(500_000) + ']'.repeat(500_000);
+    const response = await post(deep, 'application/json');
+    expect(response.statusCode).toBe(400);
+    expect(response.json()).toEqual(refusal('The JSON body is nested deeper than 64 levels'));
+    expect((await post(`${'['.repeat(INPUT_LIMITS.jsonDepth)}${']'.repeat(INPUT_LIMITS.jsonDepth)}`, 'application/json')).statusCode).toBe(201);
+  });
+
+  it('refuses a form or a query past its bounds with 400 invalid_request', async () => {
+    const repeated = Array.from({ length: 1000 }, () => 'resource=x').join('&');
+    expect((await post(repeated, 'application/x-www-form-urlencoded')).json()).toEqual(refusal('A parameter in the form body is repeated more than 16 times'));
+    const query = await post('{}', 'application/json', `/body?${repeated}`);
+    expect(query.statusCode).toBe(400);
+    expect(query.json()).toEqual(refusal('A parameter in the query is repeated more than 16 times'));
+    expect((await post(`state=${'/'.repeat(60_000)}x`, 'application/x-www-form-urlencoded')).json()).toEqual(refusal('A parameter value in the form body is longer than 8192 characters'));
+  });
+});
+
+describe('Strict-Transport-Security (RFC 6797)', () => {
+  it('is on every answer when the public origin is https: a route, a refusal, a 404', async () => {
+    const app = await serviceApp(undefined, { publicBaseUrl: 'https://platform.example' });
+    try {
+      const answers = await Promise.all([
+        app.inject({ method: 'GET', url: '/ip' }),
+        app.inject({ method: 'POST', url: '/body', headers: { 'content-type': 'application/json' }, payload: '{"a":"\\ud800"}' }),
+        app.inject({ method: 'GET', url: '/nowhere' }),
+      ]);
+      expect(answers.map((answer) => [answer.statusCode, answer.headers['strict-transport-security']])).toEqual([
+        [200, STRICT_TRANSPORT_SECURITY],
+        [400, STRICT_TRANSPORT_SECURITY],
+        [404, STRICT_TRANSPORT_SECURITY],
+      ]);
+      expect(STRICT_TRANSPORT_SECURITY).toBe('max-age=63072000; includeSubDomains');
+    } finally {
+      await app.close();
+    }
+  });
+
+  it.each([['an http origin', 'http://127.0.0.1:3000'], ['no origin given', undefined]])('is never sent for %s (§7.2)', async (_name, publicBaseUrl) => {
+    const app = await serviceApp(undefined, { publicBaseUrl });
+    try {
+      expect((await app.inject({ method: 'GET', url: '/ip' })).headers['strict-transport-security']).toBeUndefined();
+    } finally {
+      await app.close();
+    }
   });
 });
 

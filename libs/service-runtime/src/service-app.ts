@@ -20,6 +20,9 @@ import {
 import { SERVICE_BODY_LIMITS, type ServiceName } from '@platform/route-table';
 import { Logger } from 'nestjs-pino';
 import type { DestinationStream } from 'pino';
+import { registerJsonBodyParser } from './json-body';
+import { registerStrictTransportSecurity } from './strict-transport-security';
+import { limitQueryParameters, registerFormBodyParser } from './url-encoded';
 
 /** What a caller (main.ts, a test) may choose about a service it creates. */
 export interface ServiceAppOptions {
@@ -44,6 +47,8 @@ export interface ServiceAppDefinition {
   module(logging: Omit<LoggingOptions, 'service'>): DynamicModule;
   /** The service's metrics registry (a provider of the module): every request is counted in it. */
   metrics: Type<ServiceMetrics>;
+  /** PUBLIC_BASE_URL, the origin clients use: when it is https, every answer carries HSTS. */
+  publicBaseUrl?: string;
 }
 
 /**
@@ -51,7 +56,9 @@ export interface ServiceAppDefinition {
  * body limit, the framework errors answered as OAuth errors, X-Forwarded-* believed only from
  * TRUSTED_PROXIES (`true` would let any peer that reaches the service name its own address, and
  * pick the budget its rate limits are counted under), request ids, pino as Nest's logger and the
- * request logs (REQUEST_LOGGING, which the module provides), the request metrics. Finish it with completeServiceApp once the service's own plugins are in.
+ * request logs (REQUEST_LOGGING, which the module provides), the request metrics, the bounds of
+ * every input (INPUT_LIMITS: the JSON and form body parsers, the query check) and HSTS on an https
+ * origin. Finish it with completeServiceApp once the service's own plugins are in.
  */
 export async function createServiceApp(definition: ServiceAppDefinition, options: ServiceAppOptions): Promise<NestFastifyApplication> {
   const adapter = new FastifyAdapter({
@@ -66,6 +73,8 @@ export async function createServiceApp(definition: ServiceAppDefinition, options
   const level = options.logger === undefined ? definition.logLevel : pinoLevelOf(options.logger);
   const app = await NestFactory.create<NestFastifyApplication>(definition.module({ level, destination: options.logDestination }), adapter, {
     bufferLogs: true,
+    // Nest's adapter would add its own JSON and form parsers in app.init(); these are ours, below.
+    bodyParser: false,
   });
   app.useLogger(app.get(Logger));
   // Nest would hold what it logged while building the app until listen(); pino is ready now,
@@ -75,7 +84,11 @@ export async function createServiceApp(definition: ServiceAppDefinition, options
   // The first onRequest hook: every request has its completion line and its reqId on every line.
   fastify.addHook('onRequest', requestLoggingHook(app.get(REQUEST_LOGGING)));
   echoRequestId(fastify);
+  registerStrictTransportSecurity(fastify, definition.publicBaseUrl);
   instrumentHttp(fastify, app.get(definition.metrics));
+  registerJsonBodyParser(fastify);
+  registerFormBodyParser(fastify);
+  limitQueryParameters(fastify);
   const memoryLogger = new NestLogger('Memory');
   releaseMemoryWhenIdle(fastify, { report: (released) => memoryLogger.debug(describeRelease(released)) });
   return app;
