@@ -10,14 +10,16 @@ import { PAGE_SECURITY_HEADERS } from '../pages/html-response';
  *   itself (@fastify/cookie 11 cannot load under Jest; see there). Do not register
  *   @fastify/cookie for these routes either: its onSend hook would own Set-Cookie.
  * - CSRF: synchronizer tokens in ./csrf.ts (CsrfTokens), no plugin; see there why.
- * - Form bodies: NOT registered here. Nest's FastifyAdapter adds its own
- *   application/x-www-form-urlencoded parser (fast-querystring: repeated keys become arrays,
- *   which the authorization endpoint needs to refuse repeated parameters) during app.init(),
- *   unless the app is created with `bodyParser: false`. Registering @fastify/formbody as well
- *   makes app.init() fail with FST_ERR_CTP_ALREADY_PRESENT.
+ * - Form bodies: NOT registered here. The service runtime (libs/service-runtime) registers the
+ *   application/x-www-form-urlencoded and JSON parsers of both services, bounded (INPUT_LIMITS),
+ *   in place of Nest's: repeated keys become arrays, which the authorization endpoint needs to
+ *   refuse repeated parameters. Registering @fastify/formbody as well would fail with
+ *   FST_ERR_CTP_ALREADY_PRESENT.
+ * - HSTS: NOT here either; the service runtime sends it on every answer of an https origin,
+ *   pages included.
  * - This hook: the pages' security headers also on responses that never reach the
- *   controller (a malformed form body, an unsupported content type, a wrong method), which
- *   the global Fastify error handler answers.
+ *   controller (a form body the parser refuses, an unsupported content type, a wrong method),
+ *   which the global Fastify error handler answers.
  */
 export async function registerAuthorizePlugins(fastify: FastifyInstance): Promise<void> {
   // A callback hook (it runs on every request of the service: no promise each).

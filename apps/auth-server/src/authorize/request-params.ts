@@ -3,6 +3,10 @@
  * as a multimap: RFC 6749 §3.1 forbids repeated parameters, and only a multimap lets the
  * validator see the repetition. Empty values are dropped: "Parameters sent without a value
  * MUST be treated as if they were omitted from the request" (§3.1).
+ *
+ * Bounded before it gets here: the service runtime's parsers hold every form body and query
+ * string to INPUT_LIMITS (parameters, values per name, lengths), the query on the same string
+ * paramsFromUrl reads. The endpoints' own bounds (authorization-request.ts) are tighter.
  */
 export type RequestParams = ReadonlyMap<string, readonly string[]>;
 

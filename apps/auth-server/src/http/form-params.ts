@@ -5,7 +5,8 @@ export type FormBody = Record<string, string | string[] | undefined>;
 /**
  * Reads the parameters of a form-encoded OAuth request. RFC 6749 §3.1 / §3.2: "Request and
  * response parameters MUST NOT be included more than once." Parameters sent without a value
- * are treated as omitted (§3.1).
+ * are treated as omitted (§3.1). The body parser (libs/service-runtime, INPUT_LIMITS) has bounded
+ * every name, value and repetition already; the lengths and counts here are each parameter's own.
  */
 export class FormParams {
   private constructor(private readonly body: FormBody) {}

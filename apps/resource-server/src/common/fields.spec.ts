@@ -1,4 +1,5 @@
-import { publication, slugify } from './fields';
+import { INPUT_LIMITS } from '@platform/service-runtime';
+import { longText, publication, slugify } from './fields';
 
 describe('slugify', () => {
   it.each([
@@ -28,5 +29,11 @@ describe('publication', () => {
   it('clears it on unpublishing and leaves it alone otherwise', () => {
     expect(publication(false, first)).toEqual({ publishedAt: null });
     expect(publication(undefined, first)).toEqual({});
+  });
+});
+
+describe('longText', () => {
+  it('is within what the JSON parser lets through (INPUT_LIMITS.jsonStringLength): the field, not the parser, says how long', () => {
+    expect(longText.maxLength).toBeLessThanOrEqual(INPUT_LIMITS.jsonStringLength);
   });
 });
