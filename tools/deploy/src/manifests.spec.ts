@@ -144,7 +144,7 @@ describeRendered('deploy/kubernetes', () => {
 
     const secretVariable = (name: string, secret: string, key: string) => ({ name, valueFrom: { secretKeyRef: { name: secret, key } } });
 
-    const cases: { name: string; rules: ManifestRule[]; change(objects: K8sObject[]): void }[] = [
+    const cases: { name: string; rules: ManifestRule[]; change(objects: K8sObject[]): void; render?: string }[] = [
       {
         name: 'the signing keys given to the gateway',
         rules: ['env-read-by-service', 'gateway-without-secrets', 'signing-keys-auth-only'],
@@ -199,6 +199,16 @@ describeRendered('deploy/kubernetes', () => {
         change: (objects) => void ((containerOf(objects, 'auth-server').livenessProbe?.httpGet as { port: number }).port = 3002),
       },
       {
+        name: 'a single replica (which its budget of one cannot protect)',
+        rules: ['disruption-budget', 'replicas'],
+        change: (objects) => void (specOf(objects, 'Deployment', 'resource-server')['replicas'] = 1),
+      },
+      {
+        name: 'replicas that may all sit on one node',
+        rules: ['topology-spread'],
+        change: (objects) => void (specOf(objects, 'Deployment', 'gateway')['template'].spec.topologySpreadConstraints = []),
+      },
+      {
         name: 'a Deployment without its PodDisruptionBudget',
         rules: ['disruption-budget'],
         change: (objects) => void objects.splice(objects.indexOf(named(objects, 'PodDisruptionBudget', 'gateway')), 1),
@@ -249,9 +259,22 @@ describeRendered('deploy/kubernetes', () => {
         change: (objects) => void (specOf(objects, 'Service', 'resource-server')['type'] = 'LoadBalancer'),
       },
       {
+        name: 'a pod whose egress no policy closes',
+        rules: ['network-default-deny'],
+        change: (objects) => {
+          for (const name of ['default-deny', 'dns']) objects.splice(objects.indexOf(named(objects, 'NetworkPolicy', name)), 1);
+          specOf(objects, 'NetworkPolicy', 'gateway')['policyTypes'] = ['Ingress'];
+        },
+      },
+      {
         name: "a NetworkPolicy peer that matches nothing",
         rules: ['network-selectors'],
         change: (objects) => void (specOf(objects, 'NetworkPolicy', 'gateway')['egress'][0].to[0].podSelector = { matchLabels: { 'app.kubernetes.io/name': 'auth' } }),
+      },
+      {
+        name: 'a ConfigMap the render does not hold',
+        rules: ['config-references'],
+        change: (objects) => void ((containerOf(objects, 'gateway').env?.[0]?.valueFrom?.configMapKeyRef as { name: string }).name = 'platform-settings'),
       },
       {
         name: 'a development image in an overlay',
@@ -269,14 +292,23 @@ describeRendered('deploy/kubernetes', () => {
         change: (objects) => void objects.push(...rendered('overlays/production/migrate').filter((object) => object.kind === 'Job')),
       },
       {
+        name: 'a migration retried in place, without a deadline',
+        rules: ['migration-job'],
+        render: 'overlays/production/migrate',
+        change: (objects) => {
+          specOf(objects, 'Job', 'migrate')['template'].spec.restartPolicy = 'OnFailure';
+          delete specOf(objects, 'Job', 'migrate')['activeDeadlineSeconds'];
+        },
+      },
+      {
         name: 'a container of an image that is none of the platform',
         rules: ['known-image'],
         change: (objects) => void specOf(objects, 'Deployment', 'auth-server')['template'].spec.containers.push({ name: 'debug', image: 'busybox:1.37', lifecycle: { preStop: { sleep: { seconds: 1 } } } }),
       },
     ];
 
-    it.each(cases)('$name: $rules', ({ rules, change }) => {
-      const objects = rendered('overlays/production');
+    it.each(cases)('$name: $rules', ({ rules, change, render: name = 'overlays/production' }) => {
+      const objects = rendered(name);
       change(objects);
       expect(rulesOf(check(objects))).toEqual(rules);
     });
