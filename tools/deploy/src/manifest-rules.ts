@@ -37,6 +37,7 @@ export type ManifestRule =
   | 'disruption-budget'
   | 'service-selectors'
   | 'one-public-entry'
+  | 'public-origin'
   | 'network-default-deny'
   | 'network-selectors'
   | 'only-gateway-reaches-services'
@@ -381,7 +382,26 @@ function checkServices(context: Context): void {
     if (defaultBackend) backends.push(defaultBackend);
     for (const rule of ingress.spec?.['rules'] ?? []) for (const path of rule.http?.paths ?? []) backends.push(path.backend?.service?.name);
     for (const backend of backends.filter((name) => !gatewayServices.has(name))) context.report('one-public-entry', ingress, `sends traffic to Service ${backend}: only the gateway is reached from outside`);
+    // The issuer and the resource URI are PUBLIC_BASE_URL: the Ingress must answer on that host, with TLS.
+    for (const origin of publicOrigins(context)) {
+      const hosts: string[] = (ingress.spec?.['rules'] ?? []).map((rule: { host?: string }) => rule.host ?? '*');
+      const tlsHosts: string[] = (ingress.spec?.['tls'] ?? []).flatMap((entry: { hosts?: string[] }) => entry.hosts ?? []);
+      if (!hosts.every((host) => host === origin.hostname) || (origin.protocol === 'https:' && !tlsHosts.includes(origin.hostname))) {
+        context.report('public-origin', ingress, `answers on ${hosts.join(', ')} (TLS: ${tlsHosts.join(', ') || 'none'}), while PUBLIC_BASE_URL is ${origin.origin}`);
+      }
+    }
   }
+}
+
+/** The public origins the platform's containers are given (PUBLIC_BASE_URL): one, when the manifests agree. */
+function publicOrigins(context: Context): URL[] {
+  const values = new Set<string>();
+  for (const entry of context.entries) {
+    const source = entry.env.variables.get('PUBLIC_BASE_URL');
+    const value = source && literalValue(source);
+    if (value && URL.canParse(value)) values.add(new URL(value).origin);
+  }
+  return [...values].map((value) => new URL(value));
 }
 
 /** Closed by default; selectors that select; the services reached by the gateway (and each other) alone; a trusting gateway reached by its proxy alone. */

@@ -267,6 +267,11 @@ describeRendered('deploy/kubernetes', () => {
         },
       },
       {
+        name: 'an Ingress on another host than the public origin',
+        rules: ['public-origin'],
+        change: (objects) => void (specOf(objects, 'Ingress', 'gateway')['rules'][0].host = 'www.academy.example.com'),
+      },
+      {
         name: "a NetworkPolicy peer that matches nothing",
         rules: ['network-selectors'],
         change: (objects) => void (specOf(objects, 'NetworkPolicy', 'gateway')['egress'][0].to[0].podSelector = { matchLabels: { 'app.kubernetes.io/name': 'auth' } }),
