@@ -112,4 +112,32 @@ describe('the client address behind the gateway', () => {
       await behind.app.close();
     }
   });
+
+  it('behind one proxy, an error answer to a POST is logged with the client address and the gateway lives on', async () => {
+    // The completion line of a POST answered 415 by the service used to read Fastify's `ip`
+    // after the socket was gone, which throws under trustProxy and ended the process.
+    const lines: string[] = [];
+    const behind = await createGateway({
+      upstreams: { 'auth-server': service.url, 'resource-server': service.url },
+      trustProxy: true,
+      logLevel: 'info',
+      logDestination: { write: (chunk: string) => void lines.push(chunk) },
+    });
+    await behind.listen({ host: '127.0.0.1', port: 0 });
+    try {
+      const origin = `http://127.0.0.1:${(behind.server.address() as AddressInfo).port}`;
+      for (let i = 0; i < 3; i++) {
+        const answer = await fetch(`${origin}/api/oauth/register`, { method: 'POST', body: 'a=b', headers: { 'content-type': 'text/csv', 'x-forwarded-for': '203.0.113.9' } });
+        expect(answer.status).toBe(415);
+      }
+      const completed = lines.map((line) => JSON.parse(line)).filter((line) => line.msg === 'request completed');
+      expect(completed.map((line) => [line.req.method, line.req.remoteAddress, line.res.statusCode])).toEqual([
+        ['POST', '203.0.113.9', 415],
+        ['POST', '203.0.113.9', 415],
+        ['POST', '203.0.113.9', 415],
+      ]);
+    } finally {
+      await behind.close();
+    }
+  });
 });

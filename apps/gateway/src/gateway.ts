@@ -22,6 +22,13 @@ import { CONNECT_REFUSAL, isAmbiguousPath, nonOriginTarget } from './request-tar
 import { strictTransportSecurityFor } from './strict-transport-security';
 import { toGatewayError, type GatewayError } from './upstream-error';
 
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** request.ip as it was when the request arrived (set by the first onRequest hook). */
+    clientAddress: string;
+  }
+}
+
 export interface GatewayOptions {
   /** Origins of the services, e.g. http://127.0.0.1:3001 (no path). */
   upstreams: Record<ServiceName, string>;
@@ -56,8 +63,8 @@ interface ErrorReply {
 
 interface IncomingView {
   id: string;
-  /** The client's address as resolved under trustProxy (@fastify/proxy-addr). */
-  ip: string;
+  /** The client's address as resolved under trustProxy (@fastify/proxy-addr) when the request arrived. */
+  clientAddress: string;
   protocol: string;
   host: string;
 }
@@ -78,7 +85,7 @@ function sendError(reply: ErrorReply, { statusCode, body }: GatewayError): void 
  */
 function forwardedHeaders(request: IncomingView, headers: IncomingHttpHeaders): IncomingHttpHeaders {
   // Read before any of them is overwritten: under trustProxy they come from these headers.
-  const ip = request.ip;
+  const ip = request.clientAddress;
   const protocol = request.protocol;
   const host = request.host;
   headers['x-forwarded-for'] = ip;
@@ -231,7 +238,10 @@ export async function createGateway(options: GatewayOptions): Promise<FastifyIns
     done(null, payload);
   });
 
+  app.decorateRequest('clientAddress', '');
   app.addHook('onRequest', (request, reply, done) => {
+    // Resolved once, while the socket is there: forwarding and the completion log line read it.
+    request.clientAddress = request.ip;
     const refusedTarget = refusedTargets.get(request.raw);
     if (refusedTarget) {
       // The request line's target again, for the completion log line.

@@ -228,6 +228,12 @@ interface FastifyRequestView {
   url: string;
   host: string;
   ip: string;
+  /**
+   * The address resolved when the request arrived. Under trustProxy Fastify's `ip` is computed
+   * from the socket on every read, and the completion line of a request whose socket is already
+   * gone (an error answer on a closed connection) would throw there.
+   */
+  clientAddress?: string;
 }
 
 /**
@@ -244,7 +250,7 @@ export function fastifyLoggerOptions(options: LoggingOptions): LoggerOptions & {
         method: request.method,
         url: pathOf(request.url),
         host: request.host,
-        remoteAddress: request.ip,
+        remoteAddress: request.clientAddress ?? request.ip,
       }),
       res: (reply: { statusCode: number }) => ({ statusCode: reply.statusCode }),
       err: pino.stdSerializers.err,
