@@ -116,7 +116,7 @@ describe('discovery', () => {
       userinfo_endpoint: `${server.issuer}/api/oauth/userinfo`,
       response_types_supported: ['code'],
       code_challenge_methods_supported: ['S256'],
-      token_endpoint_auth_methods_supported: ['none', 'client_secret_basic', 'client_secret_post'],
+      token_endpoint_auth_methods_supported: ['none', 'client_secret_basic', 'client_secret_post', 'private_key_jwt'],
       authorization_response_iss_parameter_supported: true,
       client_id_metadata_document_supported: true,
       service_documentation: `${server.issuer}/auth.md`,

@@ -14,8 +14,12 @@ export interface AuthorizationServerMetadata {
   grant_types_supported: string[];
   code_challenge_methods_supported: ['S256'];
   token_endpoint_auth_methods_supported: string[];
+  /** RFC 8414 §2: the JWS algorithms accepted for private_key_jwt assertions. */
+  token_endpoint_auth_signing_alg_values_supported: string[];
   revocation_endpoint_auth_methods_supported: string[];
+  revocation_endpoint_auth_signing_alg_values_supported: string[];
   introspection_endpoint_auth_methods_supported: string[];
+  introspection_endpoint_auth_signing_alg_values_supported: string[];
   authorization_response_iss_parameter_supported: true;
   /** draft-ietf-oauth-client-id-metadata-document: URL client_ids are resolved from their metadata document. */
   client_id_metadata_document_supported: boolean;

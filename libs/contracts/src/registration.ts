@@ -3,13 +3,19 @@ export interface ClientRegistrationRequest {
   client_name?: string;
   application_type?: 'native';
   redirect_uris: string[];
-  token_endpoint_auth_method?: TokenEndpointAuthMethod;
+  /** Registration issues a secret or nothing; private_key_jwt clients come by CIMD or from staff. */
+  token_endpoint_auth_method?: Exclude<TokenEndpointAuthMethod, 'private_key_jwt'>;
   grant_types?: GrantType[];
   response_types?: 'code'[];
   scope?: string;
 }
 
-export type TokenEndpointAuthMethod = 'none' | 'client_secret_basic' | 'client_secret_post';
+/**
+ * How a client authenticates at the token, revocation and introspection endpoints (RFC 7591 §2):
+ * not at all (a public client), with a secret, or with a JWT signed by its private key
+ * (private_key_jwt, RFC 7523 §2.2; metadata-document clients and staff integrations).
+ */
+export type TokenEndpointAuthMethod = 'none' | 'client_secret_basic' | 'client_secret_post' | 'private_key_jwt';
 export type GrantType = 'authorization_code' | 'refresh_token';
 
 /** RFC 7591 §3.2.1 client information response. */

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import type { ClientKeySource } from '../client-auth/client-key-source';
 import type { RegisteredClient } from '../clients/clients.repository';
 import { HeldClients } from '../clients/held-clients';
 import type { ClientScopePolicy } from '../clients/scope-policy';
@@ -18,6 +19,11 @@ export interface DirectoryClient extends RegisteredClient {
   host: string | null;
   /** Every redirect URI is loopback: the consent page warns that the app runs on this computer. */
   loopbackOnly: boolean;
+  /**
+   * private_key_jwt: where the public keys are, when the lookup had them at hand (a metadata
+   * document's); a registered client's are read by the authenticator (client-auth/client-keys.repository.ts).
+   */
+  keys?: ClientKeySource | null;
 }
 
 /**

@@ -1,33 +1,32 @@
 import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
 import { LRUCache } from 'lru-cache';
 import { MemoryRateLimitStore } from '@platform/rate-limits';
+import type { ClientKeySource } from '../client-auth/client-key-source';
 import type { RegisteredClient } from '../clients/clients.repository';
 import { CIMD_CONFIG, type CimdConfig, isHostAllowed } from './cimd-config';
 import { parseClientIdUrl } from './client-id-url';
-import { fetchMetadataDocument, type Resolver } from './document-fetcher';
-import { type MetadataDocumentClient, validateMetadataDocument } from './document-validation';
+import { fetchMetadataDocument } from './document-fetcher';
+import { type DocumentAuthMethod, type MetadataDocumentClient, validateMetadataDocument } from './document-validation';
 import { freshnessSeconds } from './cache-lifetime';
-import { MetadataDocumentError, MetadataDocumentFetchLimitError } from './errors';
+import { MetadataDocumentError } from './errors';
+import { HostFetchBudget } from './host-fetch-budget';
 import { MetadataDocumentClientsRepository } from './metadata-document-clients.repository';
+import { CIMD_RESOLVER_OVERRIDES, type ResolverOverrides } from './resolver-overrides';
+
+export { CIMD_RESOLVER_OVERRIDES, type ResolverOverrides } from './resolver-overrides';
 
 /** A client whose client_id is a metadata document URL, in the shape of a registered client. */
 export interface MetadataDocumentRegisteredClient extends RegisteredClient {
   kind: 'metadata_document';
   secretHash: null;
-  tokenEndpointAuthMethod: 'none';
+  tokenEndpointAuthMethod: DocumentAuthMethod;
+  /** private_key_jwt: where its public keys are; null for a public client. */
+  keys: ClientKeySource | null;
   /** host[:port] of the client_id URL. */
   host: string;
   /** Every redirect URI is loopback: the consent page warns that the app runs on this computer. */
   loopbackOnly: boolean;
 }
-
-/** Test seams: a DNS stand-in and a clock for the cache. Production passes nothing. */
-export interface ResolverOverrides {
-  resolver?: Resolver;
-  /** Milliseconds, monotonic. */
-  now?: () => number;
-}
-export const CIMD_RESOLVER_OVERRIDES = Symbol('CIMD_RESOLVER_OVERRIDES');
 
 /** Distinct document URLs kept at once; the least recently used goes first. */
 const MAX_CACHED_DOCUMENTS = 1_000;
@@ -45,16 +44,18 @@ const MAX_CACHED_DOCUMENTS = 1_000;
 export class ClientMetadataDocumentResolver {
   private readonly logger = new Logger('ClientMetadataDocuments');
   private readonly cache: LRUCache<string, MetadataDocumentClient>;
-  /** Fetches per host in this process (see fetchesPerHostPerMinute). */
-  private readonly fetchBudget: MemoryRateLimitStore;
+  /** Fetches per host, for every instance together (host-fetch-budget.ts). */
+  private readonly fetchBudget: HostFetchBudget;
 
   constructor(
     @Inject(CIMD_CONFIG) private readonly config: CimdConfig,
     private readonly clients: MetadataDocumentClientsRepository,
     @Optional() @Inject(CIMD_RESOLVER_OVERRIDES) private readonly overrides: ResolverOverrides = {},
+    // The module always provides it; a resolver built by hand (tests) counts in its own process.
+    @Optional() fetchBudget?: HostFetchBudget,
   ) {
     const now = overrides.now;
-    this.fetchBudget = new MemoryRateLimitStore(10_000, now ?? Date.now);
+    this.fetchBudget = fetchBudget ?? new HostFetchBudget(config, new MemoryRateLimitStore(10_000, now ?? Date.now));
     this.cache = new LRUCache<string, MetadataDocumentClient>({
       max: MAX_CACHED_DOCUMENTS,
       ttl: config.cacheMaxSeconds * 1000,
@@ -102,12 +103,7 @@ export class ClientMetadataDocumentResolver {
   }
 
   private async fetchAndValidate(url: URL): Promise<{ client: MetadataDocumentClient; ttlSeconds: number }> {
-    // Every distinct URL is a cache miss and failures are never cached, so without a budget an
-    // anonymous caller could have this server fetch one site as often as it likes.
-    const spent = await this.fetchBudget.hit(url.host, 60_000);
-    if (spent.count > this.config.fetchesPerHostPerMinute) {
-      throw new MetadataDocumentFetchLimitError(Math.max(1, Math.ceil(spent.resetInMs / 1000)));
-    }
+    await this.fetchBudget.spend(url.host);
     const fetched = await fetchMetadataDocument(url, {
       timeoutMs: this.config.fetchTimeoutMs,
       maxBytes: this.config.maxDocumentBytes,
@@ -116,6 +112,10 @@ export class ClientMetadataDocumentResolver {
       resolver: this.overrides.resolver,
     });
     const client = validateMetadataDocument(url, fetched.body);
+    // The keys' host is fetched from too: it is held to the same host policy as documents.
+    if (client.keys && 'jwksUri' in client.keys && !isHostAllowed(new URL(client.keys.jwksUri), this.config)) {
+      throw new MetadataDocumentError('host-not-allowed', 'the host of its jwks_uri is not allowed by this server', `${url.href}: jwks_uri ${client.keys.jwksUri}`);
+    }
     await this.clients.saveFetchedDocument(client, new Date());
     const ttlSeconds = freshnessSeconds(fetched.headers, { min: this.config.cacheMinSeconds, max: this.config.cacheMaxSeconds });
     return { client, ttlSeconds };

@@ -59,19 +59,21 @@ class SpecialUseAddress extends Error {
 }
 
 /**
- * Fetches a client ID metadata document (draft "Client Information Discovery"): one GET over
+ * Fetches a client ID metadata document (draft "Client Information Discovery"), or another
+ * document a client publishes for this server (the JWK Set at its jwks_uri): one GET over
  * https, no redirects followed (Node's https never follows them; a 3xx is refused), only a
  * 200 with an application/json body, at most `maxBytes` read before the connection is cut,
- * the whole exchange bounded by `timeoutMs`, and never to a special-use address.
+ * the whole exchange bounded by `timeoutMs`, and never to a special-use address. `subject`
+ * names the URL in refusals.
  */
-export function fetchMetadataDocument(url: URL, settings: FetchSettings): Promise<FetchedDocument> {
+export function fetchMetadataDocument(url: URL, settings: FetchSettings, subject = 'the client_id URL'): Promise<FetchedDocument> {
   const refuse = (problem: ConstructorParameters<typeof MetadataDocumentError>[0], description: string, detail?: string) =>
     new MetadataDocumentError(problem, description, detail ?? `${problem}: ${url.href}`);
 
   // An IP literal is connected to without any lookup: check it here.
   const literal = url.hostname.replace(/^\[|\]$/g, '');
   if (isIP(literal) && isSpecialUseAddress(literal) && !settings.allowSpecialUseAddresses) {
-    return Promise.reject(refuse('special-use-address', 'the client_id host is a special-use address'));
+    return Promise.reject(refuse('special-use-address', `the host of ${subject} is a special-use address`));
   }
 
   return new Promise<FetchedDocument>((resolve, reject) => {
@@ -96,14 +98,14 @@ export function fetchMetadataDocument(url: URL, settings: FetchSettings): Promis
     const req = request(url, options, (res) => {
       const status = res.statusCode ?? 0;
       if (status >= 300 && status < 400) {
-        return finish(refuse('redirect', 'the client_id URL answered with a redirect, and redirects are not followed', `HTTP ${status} from ${url.href}`));
+        return finish(refuse('redirect', `${subject} answered with a redirect, and redirects are not followed`, `HTTP ${status} from ${url.href}`));
       }
       if (status !== 200) {
-        return finish(refuse('bad-status', `the client_id URL answered with HTTP ${status} instead of 200`));
+        return finish(refuse('bad-status', `${subject} answered with HTTP ${status} instead of 200`));
       }
       const mediaType = (res.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
       if (mediaType !== 'application/json') {
-        return finish(refuse('bad-content-type', 'the client_id URL must answer with Content-Type application/json'));
+        return finish(refuse('bad-content-type', `${subject} must answer with Content-Type application/json`));
       }
       const declared = Number(res.headers['content-length']);
       if (Number.isFinite(declared) && declared > settings.maxBytes) {
@@ -119,7 +121,7 @@ export function fetchMetadataDocument(url: URL, settings: FetchSettings): Promis
         }
         chunks.push(chunk);
       });
-      res.on('error', (error) => finish(refuse('unreachable', 'the connection to the client_id URL failed', error.message)));
+      res.on('error', (error) => finish(refuse('unreachable', `the connection to ${subject} failed`, error.message)));
       res.on('end', () => {
         let body: unknown;
         try {
@@ -135,18 +137,18 @@ export function fetchMetadataDocument(url: URL, settings: FetchSettings): Promis
       socket.once('connect', () => {
         const peer = socket.remoteAddress;
         if (!settings.allowSpecialUseAddresses && (!peer || isSpecialUseAddress(peer))) {
-          finish(refuse('special-use-address', 'the client_id host is a special-use address', `connected to ${peer}`));
+          finish(refuse('special-use-address', `the host of ${subject} is a special-use address`, `connected to ${peer}`));
         }
       });
     });
     req.on('error', (error: Error & { code?: string }) => {
       if (error instanceof SpecialUseAddress) {
-        return finish(refuse('special-use-address', 'the client_id host resolves to a special-use address', error.message));
+        return finish(refuse('special-use-address', `the host of ${subject} resolves to a special-use address`, error.message));
       }
-      finish(refuse('unreachable', 'the client_id URL could not be fetched', `${error.code ?? ''} ${error.message}`));
+      finish(refuse('unreachable', `${subject} could not be fetched`, `${error.code ?? ''} ${error.message}`));
     });
     const timer = setTimeout(
-      () => finish(refuse('timeout', `the client_id URL did not answer within ${settings.timeoutMs} ms`)),
+      () => finish(refuse('timeout', `${subject} did not answer within ${settings.timeoutMs} ms`)),
       settings.timeoutMs,
     );
     req.end();

@@ -1,5 +1,7 @@
 import { formatScopes, isScope, parseScopeString } from '@platform/scopes';
 import { z } from 'zod';
+import type { ClientKeySource } from '../client-auth/client-key-source';
+import { checkPublicKeySet, jwksUriProblem } from '../client-auth/public-key-set';
 import { checkHttpsRedirectUri, checkRedirectUri } from '../clients/redirect-uri';
 import { MetadataDocumentError } from './errors';
 import { SUPPORTED_GRANT_TYPES } from '../token/grants/supported-grant-types';
@@ -14,7 +16,10 @@ export interface MetadataDocumentClient {
   applicationType: 'web' | 'native';
   /** The usable redirect URIs: loopback (any port, RFC 8252 §7.3) and https on the client_id's origin. */
   redirectUris: string[];
-  tokenEndpointAuthMethod: 'none';
+  /** none (a public client), or private_key_jwt with `keys`. */
+  tokenEndpointAuthMethod: DocumentAuthMethod;
+  /** private_key_jwt: the document's jwks, or its jwks_uri; null for a public client. */
+  keys: ClientKeySource | null;
   grantTypes: ('authorization_code' | 'refresh_token')[];
   responseTypes: 'code'[];
   /** The document's known scopes, space-separated; '' when it names none (the server's default applies). */
@@ -22,6 +27,13 @@ export interface MetadataDocumentClient {
   /** Every usable redirect URI is a loopback one: the consent page warns. */
   loopbackOnly: boolean;
 }
+
+/**
+ * The token endpoint authentication methods a document may name. A document is public, so no
+ * shared secret can be in it (the draft forbids client_secret and the client_secret_* methods);
+ * a client that can keep a private key proves itself with it (private_key_jwt, RFC 7523).
+ */
+export type DocumentAuthMethod = 'none' | 'private_key_jwt';
 
 const MAX_REDIRECT_URIS = 20;
 const MAX_URI_LENGTH = 2000;
@@ -37,6 +49,10 @@ const DocumentSchema = z.looseObject({
   client_name: z.string().trim().min(1).max(200).refine(printable, 'control or format characters'),
   redirect_uris: z.array(z.string().max(MAX_URI_LENGTH)).min(1).max(MAX_REDIRECT_URIS),
   token_endpoint_auth_method: z.string().max(100).optional(),
+  // MCP SEP-3149 (ChatGPT's documents): the methods the client can use, in no order.
+  token_endpoint_auth_methods_supported: z.array(z.string().max(100)).max(20).optional(),
+  jwks: z.unknown().optional(),
+  jwks_uri: z.string().max(2000).optional(),
   grant_types: z.array(z.string().max(200)).max(20).optional(),
   response_types: z.array(z.string().max(100)).max(10).optional(),
   application_type: z.string().max(50).optional(),
@@ -56,7 +72,7 @@ export function validateMetadataDocument(clientIdUrl: URL, body: unknown): Metad
   // "The client_id property MUST be ... the URL of the document", compared as strings.
   if (raw['client_id'] !== clientIdUrl.href) throw refuse('its client_id is not exactly the URL it was fetched from');
   // Shared secrets cannot be published: the draft forbids client_secret and client_secret_expires_at
-  // and the client_secret_* methods. This server supports only public CIMD clients (none).
+  // and the client_secret_* methods (authMethodOf below).
   if ('client_secret' in raw || 'client_secret_expires_at' in raw) throw refuse('it must not contain a client_secret');
   const parsed = DocumentSchema.safeParse(raw);
   if (!parsed.success) {
@@ -65,8 +81,8 @@ export function validateMetadataDocument(clientIdUrl: URL, body: unknown): Metad
     throw refuse(issue.code === 'invalid_type' && issue.input === undefined ? `${field} is required` : `${field} is invalid`);
   }
   const doc = parsed.data;
-  const method = doc.token_endpoint_auth_method ?? 'none';
-  if (method !== 'none') throw refuse('token_endpoint_auth_method must be none (shared secrets and keys are not supported)');
+  const method = authMethodOf(doc, refuse);
+  const keys = method === 'private_key_jwt' ? keySourceOf(doc, refuse) : null;
 
   const redirectUris: string[] = [];
   for (const uri of doc.redirect_uris) {
@@ -91,13 +107,56 @@ export function validateMetadataDocument(clientIdUrl: URL, body: unknown): Metad
     name: doc.client_name,
     applicationType: doc.application_type === 'native' ? 'native' : 'web',
     redirectUris,
-    tokenEndpointAuthMethod: 'none',
+    tokenEndpointAuthMethod: method,
+    keys,
     grantTypes,
     responseTypes: ['code'],
     // Scopes this server does not know (other servers' names) are ignored, not refused.
     scope: formatScopes(parseScopeString(doc.scope).filter(isScope)),
     loopbackOnly: redirectUris.every((uri) => checkRedirectUri(uri) === null),
   };
+}
+
+type Document = z.infer<typeof DocumentSchema>;
+type Refuse = (description: string) => MetadataDocumentError;
+
+const SHARED_SECRET_METHODS: ReadonlySet<string> = new Set(['client_secret_basic', 'client_secret_post', 'client_secret_jwt']);
+
+/**
+ * The method the client must use at the token endpoint. The singular token_endpoint_auth_method
+ * (RFC 7591 §2) is binding when present. A document with only the plural
+ * token_endpoint_auth_methods_supported (MCP SEP-3149: the methods the client can use) gets the
+ * strongest of them that this server accepts: private_key_jwt when it publishes keys, else none.
+ * Either way the client cannot fall back to a weaker method later: a private_key_jwt client must
+ * send an assertion on every request (client-auth/client-authenticator.ts). No method at all
+ * means none, the draft's public client.
+ */
+function authMethodOf(doc: Document, refuse: Refuse): DocumentAuthMethod {
+  const named = doc.token_endpoint_auth_method;
+  if (named !== undefined) {
+    if (SHARED_SECRET_METHODS.has(named)) throw refuse(`token_endpoint_auth_method ${named} needs a shared secret, which a public document cannot hold: use none or private_key_jwt`);
+    if (named !== 'none' && named !== 'private_key_jwt') throw refuse('token_endpoint_auth_method must be none or private_key_jwt');
+    return named;
+  }
+  const supported = doc.token_endpoint_auth_methods_supported;
+  if (supported === undefined) return 'none';
+  if (supported.includes('private_key_jwt') && (doc.jwks !== undefined || doc.jwks_uri !== undefined)) return 'private_key_jwt';
+  if (supported.includes('none')) return 'none';
+  throw refuse('token_endpoint_auth_methods_supported names no method this server accepts (none, or private_key_jwt with jwks or jwks_uri)');
+}
+
+/** RFC 7591 §2: "The jwks_uri and jwks parameters MUST NOT both be present." */
+function keySourceOf(doc: Document, refuse: Refuse): ClientKeySource {
+  if (doc.jwks !== undefined && doc.jwks_uri !== undefined) throw refuse('jwks and jwks_uri must not both be present');
+  if (doc.jwks_uri !== undefined) {
+    const problem = jwksUriProblem(doc.jwks_uri);
+    if (problem) throw refuse(problem);
+    return { jwksUri: doc.jwks_uri };
+  }
+  if (doc.jwks === undefined) throw refuse('private_key_jwt needs the public keys: jwks or jwks_uri');
+  const checked = checkPublicKeySet(doc.jwks);
+  if ('problem' in checked) throw refuse(`jwks: ${checked.problem}`);
+  return { jwks: checked.keySet };
 }
 
 type RedirectVerdict = 'loopback' | 'same-origin-https' | 'other-scheme' | 'other-origin' | 'http-not-loopback' | 'malformed';

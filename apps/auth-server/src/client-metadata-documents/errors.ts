@@ -26,15 +26,18 @@ export type MetadataDocumentProblem =
 export class MetadataDocumentError extends InvalidClientError {
   constructor(
     readonly problem: MetadataDocumentProblem,
-    description: string,
+    /** What was wrong, without the prefix. */
+    readonly reason: string,
     internalDetail?: string,
+    /** What was refused: the metadata document, or a key set a client publishes (jwks_uri). */
+    refused: 'Client metadata document' | 'Client key set' = 'Client metadata document',
   ) {
-    super(`Client metadata document refused: ${description}`, internalDetail ?? problem);
+    super(`${refused} refused: ${reason}`, internalDetail ?? problem);
   }
 }
 
 /**
- * The fetch budget of one host is spent (CIMD_FETCHES_PER_HOST_PER_MINUTE). A 429 rather than
+ * The fetch budget of one host is spent (CIMD_FETCHES_PER_HOST_PER_MINUTE, for every instance together). A 429 rather than
  * invalid_client: the client may well be valid, and MCP clients register again on invalid_client.
  */
 export class MetadataDocumentFetchLimitError extends TooManyRequestsError {

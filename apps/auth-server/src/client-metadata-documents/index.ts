@@ -7,7 +7,9 @@ export {
   type ResolverOverrides,
 } from './client-metadata-document.resolver';
 export { ClientMetadataDocumentsModule } from './client-metadata-documents.module';
-export { MetadataDocumentError, type MetadataDocumentProblem } from './errors';
+export { MetadataDocumentError, MetadataDocumentFetchLimitError, type MetadataDocumentProblem } from './errors';
+export { HostFetchBudget } from './host-fetch-budget';
+export { KEY_REFETCH_COOLDOWN_MS, MAX_KEY_SET_BYTES, RemoteKeySets } from './remote-key-sets';
 export { isSpecialUseAddress } from './special-use-address';
 export type { Resolver } from './document-fetcher';
 export { ClientDirectory, type ClientKind, type DirectoryClient, scopePolicyOf } from './client-directory';

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { PrismaService } from '../database/prisma.service';
+import { Prisma } from '../generated/prisma/client';
 import type { MetadataDocumentClient } from './document-validation';
 
 export const METADATA_DOCUMENT_KIND = 'metadata_document';
@@ -28,6 +29,9 @@ export class MetadataDocumentClientsRepository {
       grantTypes: client.grantTypes,
       responseTypes: client.responseTypes,
       scope: client.scope,
+      // Mirrored for staff (npm run clients -- show); the authenticator reads the document's own.
+      jwks: client.keys && 'jwks' in client.keys ? (client.keys.jwks as unknown as Prisma.InputJsonObject) : Prisma.DbNull,
+      jwksUri: client.keys && 'jwksUri' in client.keys ? client.keys.jwksUri : null,
       metadataFetchedAt: now,
     };
     return this.prisma.client.upsert({

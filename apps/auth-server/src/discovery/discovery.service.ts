@@ -1,10 +1,14 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { type AuthorizationServerMetadata, OAUTH_PATHS, type OpenIdProviderMetadata } from '@platform/contracts';
 import { AUTHORIZATION_SERVER_SCOPES } from '@platform/scopes';
+import { CLIENT_ASSERTION_ALGORITHMS } from '../client-auth/client-assertion-rules';
 import { AUTH_CONFIG, type AuthConfig } from '../config/auth-config';
 import { SUPPORTED_GRANT_TYPES } from '../token/grants/supported-grant-types';
 
-export const TOKEN_ENDPOINT_AUTH_METHODS = ['none', 'client_secret_basic', 'client_secret_post'];
+/** Every way a client authenticates at the token and revocation endpoints (client-auth/client-authenticator.ts). */
+export const TOKEN_ENDPOINT_AUTH_METHODS = ['none', 'client_secret_basic', 'client_secret_post', 'private_key_jwt'];
+/** Introspection answers confidential clients only (introspection.service.ts). */
+export const INTROSPECTION_ENDPOINT_AUTH_METHODS = ['client_secret_post', 'client_secret_basic', 'private_key_jwt'];
 
 /**
  * RFC 8414 metadata: the source of truth for what this server supports. The OpenID
@@ -33,8 +37,12 @@ export class DiscoveryService {
       grant_types_supported: [...SUPPORTED_GRANT_TYPES],
       code_challenge_methods_supported: ['S256'],
       token_endpoint_auth_methods_supported: TOKEN_ENDPOINT_AUTH_METHODS,
+      // RFC 8414 §2: the algorithms of private_key_jwt assertions, exactly those the verifier accepts.
+      token_endpoint_auth_signing_alg_values_supported: [...CLIENT_ASSERTION_ALGORITHMS],
       revocation_endpoint_auth_methods_supported: TOKEN_ENDPOINT_AUTH_METHODS,
-      introspection_endpoint_auth_methods_supported: ['client_secret_post', 'client_secret_basic'],
+      revocation_endpoint_auth_signing_alg_values_supported: [...CLIENT_ASSERTION_ALGORITHMS],
+      introspection_endpoint_auth_methods_supported: INTROSPECTION_ENDPOINT_AUTH_METHODS,
+      introspection_endpoint_auth_signing_alg_values_supported: [...CLIENT_ASSERTION_ALGORITHMS],
       authorization_response_iss_parameter_supported: true,
       client_id_metadata_document_supported: config.cimd.enabled,
       service_documentation: at(OAUTH_PATHS.serviceDocumentation),

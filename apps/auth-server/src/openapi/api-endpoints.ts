@@ -53,7 +53,8 @@ function operation({ operationId, summary, description, security }: Operation, .
 }
 
 /**
- * Public clients send client_id alone; confidential ones HTTP Basic or client_secret in the body.
+ * Public clients send client_id alone; confidential ones HTTP Basic or client_secret in the body,
+ * or a client assertion in the body (private_key_jwt: form parameters, so no security scheme).
  * Functions, not shared values: a swagger decorator keeps what it wrote, so one instance applied
  * to two handlers would repeat its entries on the second.
  */
@@ -69,7 +70,7 @@ const formBody = (schema: SchemaObject | ReferenceObject) => applyDecorators(Api
 const unauthorizedClient = () =>
   errorResponse(
     401,
-    '`invalid_client`: client authentication failed (also an unknown, removed or disabled client, or a refused client ID metadata document)',
+    '`invalid_client`: client authentication failed (also an unknown, removed or disabled client, a refused client ID metadata document, or a refused client assertion: its error_description says why)',
   );
 
 export function ApiRegistrationEndpoint(): MethodDecorator {

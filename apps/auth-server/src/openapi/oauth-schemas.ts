@@ -1,5 +1,7 @@
 import type { ReferenceObject, ResponseObject, SchemaObject } from '@nestjs/swagger';
 import { OAUTH_PATHS as AS } from '@platform/contracts';
+import { ASSERTION_MAX_LIFETIME_SECONDS, CLIENT_ASSERTION_ALGORITHMS } from '../client-auth/client-assertion-rules';
+import { JWT_BEARER_ASSERTION_TYPE } from '../client-auth/client-credentials';
 
 /**
  * The schemas and answers the authorization server's endpoints share, in one place: the
@@ -30,6 +32,17 @@ const uri = (description: string): SchemaObject => string(description, { format:
 /** A registered client's id, or the https URL of its client ID metadata document (CIMD). */
 export const CLIENT_ID_DESCRIPTION =
   'From registration, or an https URL serving the client’s metadata document (Client ID Metadata Documents; see client_id_metadata_document_supported)';
+
+/** private_key_jwt (RFC 7523 §2.2): the two parameters of a client assertion, the same at every endpoint. */
+const CLIENT_ASSERTION_PROPERTIES: Record<string, SchemaObject> = {
+  client_assertion_type: string(`private_key_jwt clients: always \`${JWT_BEARER_ASSERTION_TYPE}\``, { enum: [JWT_BEARER_ASSERTION_TYPE] }),
+  client_assertion: string(
+    `private_key_jwt clients: a JWT signed with the client’s private key (${CLIENT_ASSERTION_ALGORITHMS.join(', ')}): ` +
+      'iss and sub the client_id, aud the issuer identifier or the token endpoint URL (or an array holding one of them), ' +
+      `exp at most ${ASSERTION_MAX_LIFETIME_SECONDS} seconds away, and a jti used once. Never together with client_secret or HTTP Basic`,
+    { maxLength: 4096 },
+  ),
+};
 
 export const NO_STORE: ResponseObject['headers'] = {
   'Cache-Control': { description: 'RFC 6749 §5.1: `no-store`', schema: { type: 'string', example: 'no-store' } },
@@ -126,6 +139,7 @@ export const OAUTH_SCHEMAS: Record<string, SchemaObject> = {
       }),
       client_id: string(CLIENT_ID_DESCRIPTION),
       client_secret: string('Confidential clients, unless they send HTTP Basic (client_secret_basic) instead; never both'),
+      ...CLIENT_ASSERTION_PROPERTIES,
       resource: uri('Optional (RFC 8707); must be the API or a URI under it (the audience was fixed at authorization)'),
     },
   },
@@ -139,6 +153,7 @@ export const OAUTH_SCHEMAS: Record<string, SchemaObject> = {
       refresh_token: string('The newest refresh token of the grant; an older one is answered only within the reuse window, and revokes the grant after it'),
       client_id: string(CLIENT_ID_DESCRIPTION),
       client_secret: string('Confidential clients, unless they send HTTP Basic (client_secret_basic) instead; never both'),
+      ...CLIENT_ASSERTION_PROPERTIES,
       scope: string('Optional narrower scope for the new access token only'),
       resource: uri('Optional (RFC 8707); must be the API or a URI under it'),
     },
@@ -175,17 +190,20 @@ export const OAUTH_SCHEMAS: Record<string, SchemaObject> = {
       token_type_hint: string('Optional hint: access_token or refresh_token; other values are ignored'),
       client_id: string(CLIENT_ID_DESCRIPTION),
       client_secret: string('Confidential clients, unless they send HTTP Basic (client_secret_basic) instead; never both'),
+      ...CLIENT_ASSERTION_PROPERTIES,
     },
   },
   IntrospectionRequest: {
     type: 'object',
-    description: 'RFC 7662 §2.1. The caller authenticates as a confidential client: in the body (client_secret_post) or with HTTP Basic.',
+    description:
+      'RFC 7662 §2.1. The caller authenticates as a confidential client: its secret in the body (client_secret_post) or with HTTP Basic, or a client assertion (private_key_jwt).',
     required: ['token'],
     properties: {
       token: string('The token to describe'),
       token_type_hint: string('Optional hint: access_token or refresh_token; other values are ignored'),
-      client_id: string('client_secret_post authentication'),
+      client_id: string('client_secret_post authentication (optional with a client assertion)'),
       client_secret: string('client_secret_post authentication'),
+      ...CLIENT_ASSERTION_PROPERTIES,
     },
   },
   IntrospectionResponse: {
@@ -236,9 +254,12 @@ export const OAUTH_SCHEMAS: Record<string, SchemaObject> = {
       response_modes_supported: stringArray('["query"]'),
       grant_types_supported: stringArray('authorization_code, refresh_token'),
       code_challenge_methods_supported: stringArray('["S256"]'),
-      token_endpoint_auth_methods_supported: stringArray('none, client_secret_basic, client_secret_post'),
-      revocation_endpoint_auth_methods_supported: stringArray('none, client_secret_basic, client_secret_post'),
-      introspection_endpoint_auth_methods_supported: stringArray('client_secret_post, client_secret_basic'),
+      token_endpoint_auth_methods_supported: stringArray('none, client_secret_basic, client_secret_post, private_key_jwt'),
+      token_endpoint_auth_signing_alg_values_supported: stringArray(`The algorithms of private_key_jwt assertions: ${CLIENT_ASSERTION_ALGORITHMS.join(', ')}`),
+      revocation_endpoint_auth_methods_supported: stringArray('none, client_secret_basic, client_secret_post, private_key_jwt'),
+      revocation_endpoint_auth_signing_alg_values_supported: stringArray('As token_endpoint_auth_signing_alg_values_supported'),
+      introspection_endpoint_auth_methods_supported: stringArray('client_secret_post, client_secret_basic, private_key_jwt'),
+      introspection_endpoint_auth_signing_alg_values_supported: stringArray('As token_endpoint_auth_signing_alg_values_supported'),
       authorization_response_iss_parameter_supported: { type: 'boolean', description: 'RFC 9207: true' },
       client_id_metadata_document_supported: {
         type: 'boolean',
