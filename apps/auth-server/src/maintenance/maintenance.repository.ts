@@ -9,13 +9,14 @@ export type PurgeKind =
   | 'deadRefreshTokens'
   | 'emptyGrants'
   | 'expiredSessions'
-  | 'expiredConsentTokens';
+  | 'expiredConsentTokens'
+  | 'expiredClientAssertions';
 
 export interface PurgeCutoffs {
   now: Date;
   /** Clients created before this that never completed an authorization go. */
   unusedClientsCreatedBefore: Date;
-  /** Codes and tokens that expired or were revoked before this go; consumed consent tokens that expired before it too. */
+  /** Codes and tokens that expired or were revoked before this go; consumed consent tokens and used client assertions that expired before it too. */
   deadBefore: Date;
 }
 
@@ -77,6 +78,14 @@ export class MaintenanceRepository {
           if (rows.length === 0) return 0;
           const batch = rows.map((row) => row.idHash);
           return (await tx.consumedConsentToken.deleteMany({ where: { AND: [where, { idHash: { in: batch } }] } })).count;
+        }
+        case 'expiredClientAssertions': {
+          // An expired assertion is refused before its jti is looked at (client-auth/client-assertion.ts).
+          const where = { expiresAt: { lt: deadBefore } };
+          const rows = await tx.usedClientAssertion.findMany({ where, select: { idHash: true }, take: batchSize, orderBy: { idHash: 'asc' } });
+          if (rows.length === 0) return 0;
+          const batch = rows.map((row) => row.idHash);
+          return (await tx.usedClientAssertion.deleteMany({ where: { AND: [where, { idHash: { in: batch } }] } })).count;
         }
       }
     });

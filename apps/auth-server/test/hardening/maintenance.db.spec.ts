@@ -162,6 +162,7 @@ describe('the clean-up pass', () => {
       emptyGrants: 2,
       expiredSessions: 1,
       expiredConsentTokens: 0,
+      expiredClientAssertions: 0,
     });
   });
 
@@ -177,7 +178,7 @@ describe('the clean-up pass', () => {
 
   it('finds nothing more on a second pass', async () => {
     const report = await moduleRef.get(MaintenanceService).purge(now);
-    expect(Object.values(report)).toEqual([0, 0, 0, 0, 0, 0, 0]);
+    expect(Object.values(report)).toEqual([0, 0, 0, 0, 0, 0, 0, 0]);
   });
 });
 
