@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { type ParseArgsConfig, parseArgs } from 'node:util';
 import { createEventBus } from '@platform/event-bus';
 import type { PrismaService } from '../database/prisma.service';
@@ -6,19 +7,25 @@ import { RevocationPublisher } from '../events/revocation-publisher';
 import { GrantRevoker } from '../token/grant-revoker';
 import { TokensRepository } from '../token/tokens.repository';
 import { type CliDatabase, openAuthDatabase } from './database';
-import { type ClientSummary, type GrantEnder, type IntegrationAuthMethod, Integrations, UsageError } from './integrations';
+import { type ClientSummary, type GrantEnder, type IntegrationAuthMethod, type IntegrationKeys, Integrations, UsageError } from './integrations';
 
 export const USAGE = `Registered integrations of the authorization server (staff only).
 
   npm run clients -- create --name NAME --redirect-uri https://app.example.com/callback [--redirect-uri ...]
-                            [--auth-method client_secret_basic|client_secret_post]
+                            [--auth-method client_secret_basic|client_secret_post|private_key_jwt]
+                            [--jwks FILE_OR_JSON | --jwks-uri https://app.example.com/jwks.json]
                             [--scope-ceiling "openid profile courses:read"] [--default-scope "openid profile"]
   npm run clients -- list [--all]
   npm run clients -- show CLIENT_ID
   npm run clients -- rotate-secret CLIENT_ID
+  npm run clients -- set-keys CLIENT_ID --jwks FILE_OR_JSON | --jwks-uri URL
   npm run clients -- disable CLIENT_ID
   npm run clients -- enable CLIENT_ID
   npm run clients -- delete CLIENT_ID --yes
+
+private_key_jwt (RFC 7523): the integration signs its token requests with its own private key; give
+its PUBLIC keys as a JWK Set (a file, or the JSON itself) or the https URL where it publishes them.
+No secret is issued. Private keys (a JWK with "d") and symmetric keys ("k") are refused.
 
 Every command takes --json. Database: AUTH_DATABASE_URL; else DATABASE_URL + "_auth" (as npm start);
 else the embedded database in .data/ (PLATFORM_DATA_DIR), which needs the platform stopped.
@@ -39,6 +46,8 @@ const OPTIONS = {
   name: { type: 'string' },
   'redirect-uri': { type: 'string', multiple: true },
   'auth-method': { type: 'string' },
+  jwks: { type: 'string' },
+  'jwks-uri': { type: 'string' },
   'scope-ceiling': { type: 'string' },
   'default-scope': { type: 'string' },
   all: { type: 'boolean' },
@@ -98,7 +107,7 @@ export async function runClientsCli(
   }
   const { values, positionals } = parsed;
   const [command, clientId, ...extra] = positionals;
-  const needsId = ['show', 'rotate-secret', 'disable', 'enable', 'delete'];
+  const needsId = ['show', 'rotate-secret', 'set-keys', 'disable', 'enable', 'delete'];
   if (values.help || !command) {
     io.out(USAGE);
     return command || values.help ? 0 : 2;
@@ -137,9 +146,19 @@ export async function runClientsCli(
           name: values.name ?? '',
           redirectUris: values['redirect-uri'] ?? [],
           authMethod: values['auth-method'] as IntegrationAuthMethod | undefined,
+          ...keyOptions(values),
           scopeCeiling: values['scope-ceiling'],
           defaultScope: values['default-scope'],
         });
+        if (clientSecret === undefined) {
+          print(client, () => [
+            ...describe(client),
+            '',
+            'No secret was issued: the integration signs each token request with its private key (private_key_jwt).',
+            `Replace its keys: npm run clients -- set-keys ${client.clientId} --jwks FILE_OR_JSON`,
+          ]);
+          break;
+        }
         print({ ...client, clientSecret }, () => [
           ...describe(client),
           `client_secret:   ${clientSecret}`,
@@ -147,6 +166,11 @@ export async function runClientsCli(
           'Give the secret to the integration now, over a secure channel: it is stored hashed and cannot be shown again.',
           `Lost or leaked? npm run clients -- rotate-secret ${client.clientId}`,
         ]);
+        break;
+      }
+      case 'set-keys': {
+        const client = await integrations.setKeys(clientId, keyOptions(values));
+        print(client, () => [...describe(client), '', 'The new keys count from the next token request, on every instance.']);
         break;
       }
       case 'list': {
@@ -212,6 +236,8 @@ function describe(client: ClientSummary): string[] {
     `name:            ${client.name ?? ''}`,
     `status:          ${client.disabledAt ? `disabled since ${client.disabledAt.toISOString()}` : 'active'}`,
     `auth method:     ${client.authMethod}`,
+    ...(client.jwksUri ? [`jwks_uri:        ${client.jwksUri}`] : []),
+    ...(client.publicKeys ? [`public keys:     ${client.publicKeys.map((key) => `${key.kid ?? '(no kid)'} (${key.kty})`).join(', ')}`] : []),
     `redirect URIs:   ${client.redirectUris.join('\n                 ')}`,
     `default scope:   ${client.defaultScope || '(the server default: openid profile)'}`,
     `scope ceiling:   ${client.scopeCeiling ?? '(none: the user consent decides)'}`,
@@ -219,4 +245,28 @@ function describe(client: ClientSummary): string[] {
     `first authorized: ${client.firstAuthorizedAt?.toISOString() ?? 'never'}`,
     `active grants:   ${client.activeGrants}`,
   ];
+}
+
+/**
+ * --jwks (a file, or the JSON itself when it starts with "{") and --jwks-uri, as the keys
+ * Integrations checks. Only a JSON object is read: a PEM key is not a JWK Set.
+ */
+function keyOptions(values: { jwks?: string; 'jwks-uri'?: string }): IntegrationKeys {
+  const keys: IntegrationKeys = {};
+  if (values['jwks-uri'] !== undefined) keys.jwksUri = values['jwks-uri'];
+  if (values.jwks === undefined) return keys;
+  let text = values.jwks.trim();
+  if (!text.startsWith('{')) {
+    try {
+      text = readFileSync(values.jwks, 'utf8');
+    } catch (error) {
+      throw new UsageError(`--jwks: cannot read ${values.jwks} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
+    }
+  }
+  try {
+    keys.jwks = JSON.parse(text);
+  } catch {
+    throw new UsageError('--jwks: not JSON (give a JWK Set, {"keys": [...]}, or one public JWK)');
+  }
+  return keys;
 }

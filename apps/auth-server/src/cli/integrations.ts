@@ -1,22 +1,31 @@
 import { formatScopes, parseScopeString, scopesOutside, unknownScopes } from '@platform/scopes';
 import type { ClientChangedEvent } from '@platform/contracts';
-import type { PrismaClient } from '../generated/prisma/client';
+import type { JSONWebKeySet } from 'jose';
+import { Prisma, type PrismaClient } from '../generated/prisma/client';
+import { checkPublicKeySet, jwksUriProblem } from '../client-auth/public-key-set';
 import { REDIRECT_URI_PROBLEMS, checkHttpsRedirectUri } from '../clients/redirect-uri';
 import { generateClientId, generateOpaqueToken, hashToken } from '../crypto/tokens';
 import { SUPPORTED_GRANT_TYPES } from '../token/grants/supported-grant-types';
 
 /** Staff-created confidential clients: "registered integrations". */
 export const INTEGRATION_KIND = 'integration';
-export type IntegrationAuthMethod = 'client_secret_basic' | 'client_secret_post';
-export const INTEGRATION_AUTH_METHODS: readonly IntegrationAuthMethod[] = ['client_secret_basic', 'client_secret_post'];
+export type IntegrationAuthMethod = 'client_secret_basic' | 'client_secret_post' | 'private_key_jwt';
+export const INTEGRATION_AUTH_METHODS: readonly IntegrationAuthMethod[] = ['client_secret_basic', 'client_secret_post', 'private_key_jwt'];
+
+/** A private_key_jwt integration's public keys, as staff gave them: a JWK Set (parsed JSON) or its https URL. */
+export interface IntegrationKeys {
+  jwks?: unknown;
+  jwksUri?: string;
+}
 const MAX_REDIRECT_URIS = 10;
 
 /** A mistake in what staff typed: the CLI prints it and exits with status 2. */
 export class UsageError extends Error {}
 
-export interface NewIntegration {
+export interface NewIntegration extends IntegrationKeys {
   name: string;
   redirectUris: readonly string[];
+  /** Default: private_key_jwt when keys are given, else client_secret_basic. */
   authMethod?: IntegrationAuthMethod;
   /** Scopes the client may never be granted beyond; undefined = no ceiling (consent decides). */
   scopeCeiling?: string;
@@ -32,6 +41,10 @@ export interface ClientSummary {
   redirectUris: string[];
   defaultScope: string;
   scopeCeiling: string | null;
+  /** private_key_jwt: the registered public keys (kid and type of each), or null. */
+  publicKeys: { kid: string | null; kty: string }[] | null;
+  /** private_key_jwt: the URL of its key set, or null. */
+  jwksUri: string | null;
   createdAt: Date;
   disabledAt: Date | null;
   firstAuthorizedAt: Date | null;
@@ -57,6 +70,26 @@ export function checkIntegrationRedirectUri(raw: string): string | null {
   return problem === null ? null : REDIRECT_URI_PROBLEMS[problem];
 }
 
+/**
+ * The keys of a private_key_jwt integration (RFC 7591 §2): a JWK Set of public signature keys or
+ * an https jwks_uri, not both. A private key (a JWK with d) or a symmetric one (k) is refused:
+ * the integration keeps its private key, and this server never holds a secret of it.
+ */
+export function checkIntegrationKeys(keys: IntegrationKeys): { jwks: JSONWebKeySet | null; jwksUri: string | null } {
+  if (keys.jwks !== undefined && keys.jwksUri !== undefined) throw new UsageError('--jwks and --jwks-uri: give one of them, not both');
+  if (keys.jwksUri !== undefined) {
+    const problem = jwksUriProblem(keys.jwksUri);
+    if (problem) throw new UsageError(`--jwks-uri: ${problem}`);
+    return { jwks: null, jwksUri: keys.jwksUri };
+  }
+  if (keys.jwks === undefined) throw new UsageError('private_key_jwt needs the public keys: --jwks FILE_OR_JSON or --jwks-uri https://...');
+  // A lone JWK is accepted as a set of one.
+  const set = typeof keys.jwks === 'object' && keys.jwks !== null && 'kty' in keys.jwks ? { keys: [keys.jwks] } : keys.jwks;
+  const checked = checkPublicKeySet(set);
+  if ('problem' in checked) throw new UsageError(`--jwks: ${checked.problem}`);
+  return { jwks: checked.keySet, jwksUri: null };
+}
+
 function checkScope(option: string, value: string | undefined): string[] | undefined {
   if (value === undefined) return undefined;
   const scopes = parseScopeString(value);
@@ -72,8 +105,11 @@ export class Integrations {
     private readonly changes: ClientChangeAnnouncer,
   ) {}
 
-  /** Returns the secret once; only its SHA-256 is stored (crypto/tokens.ts, as registration does). */
-  async create(input: NewIntegration): Promise<{ client: ClientSummary; clientSecret: string }> {
+  /**
+   * Returns the secret once (only its SHA-256 is stored, crypto/tokens.ts, as registration does);
+   * a private_key_jwt integration gets none: it signs with its own private key.
+   */
+  async create(input: NewIntegration): Promise<{ client: ClientSummary; clientSecret?: string }> {
     const name = input.name.trim();
     if (!name || name.length > 200 || /[\p{Cc}\p{Cf}]/u.test(name)) throw new UsageError('--name: 1 to 200 printable characters');
     if (input.redirectUris.length === 0) throw new UsageError('--redirect-uri: at least one is required');
@@ -82,20 +118,25 @@ export class Integrations {
       const problem = checkIntegrationRedirectUri(uri);
       if (problem) throw new UsageError(`--redirect-uri ${uri} ${problem}`);
     }
-    const authMethod = input.authMethod ?? 'client_secret_basic';
+    const keysGiven = input.jwks !== undefined || input.jwksUri !== undefined;
+    const authMethod = input.authMethod ?? (keysGiven ? 'private_key_jwt' : 'client_secret_basic');
     if (!INTEGRATION_AUTH_METHODS.includes(authMethod)) throw new UsageError(`--auth-method: one of ${INTEGRATION_AUTH_METHODS.join(', ')}`);
+    if (keysGiven && authMethod !== 'private_key_jwt') throw new UsageError('--jwks and --jwks-uri go with --auth-method private_key_jwt');
+    const keys = authMethod === 'private_key_jwt' ? checkIntegrationKeys(input) : { jwks: null, jwksUri: null };
     const ceiling = checkScope('--scope-ceiling', input.scopeCeiling);
     const defaults = checkScope('--default-scope', input.defaultScope) ?? [];
     if (ceiling && ceiling.length === 0) throw new UsageError('--scope-ceiling: name at least one scope');
     const beyond = ceiling ? scopesOutside(defaults, ceiling) : [];
     if (beyond.length > 0) throw new UsageError(`--default-scope: ${beyond.join(', ')} is beyond the ceiling`);
 
-    const clientSecret = generateOpaqueToken();
+    const clientSecret = authMethod === 'private_key_jwt' ? undefined : generateOpaqueToken();
     const row = await this.prisma.client.create({
       data: {
         id: generateClientId(),
         kind: INTEGRATION_KIND,
-        secretHash: hashToken(clientSecret),
+        secretHash: clientSecret === undefined ? null : hashToken(clientSecret),
+        jwks: keys.jwks === null ? Prisma.DbNull : (keys.jwks as unknown as Prisma.InputJsonObject),
+        jwksUri: keys.jwksUri,
         name,
         applicationType: 'web',
         redirectUris: [...new Set(input.redirectUris)],
@@ -130,10 +171,32 @@ export class Integrations {
   async rotateSecret(clientId: string): Promise<string> {
     const row = await this.find(clientId);
     if (row.kind !== INTEGRATION_KIND) throw new UsageError('only integrations created with this tool have a secret to rotate');
+    if (row.tokenEndpointAuthMethod === 'private_key_jwt') {
+      throw new UsageError(`${row.id} authenticates with private_key_jwt and has no secret: replace its keys with set-keys`);
+    }
     const clientSecret = generateOpaqueToken();
     await this.prisma.client.update({ where: { id: row.id }, data: { secretHash: hashToken(clientSecret) } });
     await this.changes.announce(row.id, 'secret_rotated');
     return clientSecret;
+  }
+
+  /**
+   * A private_key_jwt integration's keys replaced (a rotation: publish the new key in the set next
+   * to the old one, then drop the old one). The authenticator reads the keys on every request, so
+   * the change counts at once on every instance; nothing is held that must be told.
+   */
+  async setKeys(clientId: string, input: IntegrationKeys): Promise<ClientSummary> {
+    const row = await this.find(clientId);
+    if (row.kind !== INTEGRATION_KIND || row.tokenEndpointAuthMethod !== 'private_key_jwt') {
+      throw new UsageError('only integrations created with --auth-method private_key_jwt have keys to replace');
+    }
+    const keys = checkIntegrationKeys(input);
+    const updated = await this.prisma.client.update({
+      where: { id: row.id },
+      data: { jwks: keys.jwks === null ? Prisma.DbNull : (keys.jwks as unknown as Prisma.InputJsonObject), jwksUri: keys.jwksUri },
+    });
+    const counts = await this.activeGrantCounts([row.id]);
+    return { ...summaryOf(updated), activeGrants: counts.get(row.id) ?? 0 };
   }
 
   /** Disabled: no new authorization nor token request, and every live grant ended now. Returns the number ended. */
@@ -193,8 +256,17 @@ function summaryOf(row: ClientRow): Omit<ClientSummary, 'activeGrants'> {
     redirectUris: row.redirectUris,
     defaultScope: row.scope,
     scopeCeiling: row.scopeCeiling,
+    publicKeys: publicKeysOf(row.jwks),
+    jwksUri: row.jwksUri,
     createdAt: row.createdAt,
     disabledAt: row.disabledAt,
     firstAuthorizedAt: row.firstAuthorizedAt,
   };
+}
+
+/** What staff need to recognise stored keys: each key's kid and type (never more is stored). */
+function publicKeysOf(jwks: Prisma.JsonValue | null): ClientSummary['publicKeys'] {
+  const keys = (jwks as JSONWebKeySet | null)?.keys;
+  if (!Array.isArray(keys)) return null;
+  return keys.map((key) => ({ kid: typeof key.kid === 'string' ? key.kid : null, kty: String(key.kty) }));
 }
