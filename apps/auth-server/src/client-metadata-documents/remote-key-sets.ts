@@ -69,6 +69,8 @@ export class RemoteKeySets {
   async refetch(jwksUri: string): Promise<JSONWebKeySet | null> {
     const last = this.lastFetchAt.get(jwksUri);
     if (last !== undefined && this.now() - last < KEY_REFETCH_COOLDOWN_MS) return null;
+    // Marked before fetching: requests arriving while this fetch is under way wait for the cool-down too.
+    this.lastFetchAt.set(jwksUri, this.now());
     const keySet = await this.cache.fetch(jwksUri, { forceRefresh: true });
     return keySet ?? null;
   }
