@@ -23,8 +23,9 @@ export interface CimdConfig {
   cacheMinSeconds: number;
   cacheMaxSeconds: number;
   /**
-   * Document fetches per host per minute (this instance): a caller cannot make the server fetch
-   * one site over and over with distinct URLs, whose failures are never cached.
+   * Fetches per host per minute (metadata documents and jwks_uri key sets), for every instance
+   * together (host-fetch-budget.ts): a caller cannot make the servers fetch one site over and over
+   * with distinct URLs, whose failures are never cached.
    */
   fetchesPerHostPerMinute: number;
   /** TESTS ONLY: lets documents come from loopback and private addresses. Refused in production. */
