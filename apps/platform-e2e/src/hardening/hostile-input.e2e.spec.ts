@@ -525,6 +525,19 @@ describe('a body over the service limit', () => {
   });
 });
 
+describe('a lone UTF-16 surrogate in a JSON string (issue 33)', () => {
+  const refusal = { error: 'invalid_request', error_description: 'The JSON body has a string that is not well-formed Unicode (a lone UTF-16 surrogate)' };
+
+  it.each([
+    ['registration, which stored and echoed it', 'POST', '/api/oauth/register', `{"client_name":"a\\ud800","redirect_uris":["${REDIRECT_URI}"]}`],
+    ['an API write, which answered 500 (refused at the parser, before the token is even looked at)', 'POST', '/api/v1/courses', '{"title":"a\\ud800","price_cents":0}'],
+  ])('is 400 invalid_request at %s', async (_name, method, path, body) => {
+    const response = await send(path, { method, headers: { 'content-type': 'application/json' }, body });
+    expect(response.status).toBe(400);
+    expect(response.json()).toEqual(refusal);
+  });
+});
+
 describe('a bearer token over 4096 characters', () => {
   it('is 401 invalid_token at the resource server, not 503', async () => {
     const response = await send('/api/v1/students', { headers: { authorization: `Bearer ${'x'.repeat(5000)}` } });
