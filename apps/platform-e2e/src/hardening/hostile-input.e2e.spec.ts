@@ -530,7 +530,7 @@ describe('a lone UTF-16 surrogate in a JSON string (issue 33)', () => {
 
   it.each([
     ['registration, which stored and echoed it', 'POST', '/api/oauth/register', `{"client_name":"a\\ud800","redirect_uris":["${REDIRECT_URI}"]}`],
-    ['an API write, which answered 500 (refused at the parser, before the token is even looked at)', 'POST', '/api/v1/courses', '{"title":"a\\ud800","price_cents":0}'],
+    ['an API write (with a write token it was a 500; now the parser refuses it before the token is looked at)', 'POST', '/api/v1/courses', '{"title":"a\\ud800","price_cents":0}'],
   ])('is 400 invalid_request at %s', async (_name, method, path, body) => {
     const response = await send(path, { method, headers: { 'content-type': 'application/json' }, body });
     expect(response.status).toBe(400);
