@@ -26,6 +26,8 @@ import { performance } from 'node:perf_hooks';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { BENCH_SCOPE, FormAgent, REDIRECT_URI, exchangeCode, mapConcurrent, pkcePair, postForm, prepareCodes, registerClient } from './lib/oauth.mjs';
+import { generateKeyPair, exportJWK, SignJWT } from 'jose';
+import { startDocumentSite } from './lib/document-site.mjs';
 import { build, probe, removeWorkDir, startPlatform, tail } from './lib/platform.mjs';
 import { fmt, fmtAuto, fmtSummary, markdownTable, summary } from './lib/stats.mjs';
 import { coreTimes, cpuPinning, cpuSeconds, machineDescription, pinned, rssBytes, smapsBreakdown } from './lib/system.mjs';
@@ -190,6 +192,51 @@ const refreshRequest = (ctx) => ({
   headers: { 'content-type': 'application/x-www-form-urlencoded' },
   body: `grant_type=refresh_token&refresh_token={item}&client_id=${encodeURIComponent(ctx.client.client_id)}`,
 });
+
+/**
+ * A hosted client that authenticates with private_key_jwt (RFC 7523), shaped like ChatGPT's
+ * connectors: its metadata document on the bench's site (token_endpoint_auth_method
+ * private_key_jwt, its RS256 public key in jwks), a loopback callback so codes come through the
+ * same consent pages. Made on first use.
+ */
+async function privateKeyJwtClient(ctx) {
+  if (ctx.privateKeyJwt) return ctx.privateKeyJwt;
+  const { privateKey, publicKey } = await generateKeyPair('RS256');
+  const kid = 'bench-rs256';
+  const publicJwk = { ...(await exportJWK(publicKey)), kid, use: 'sig', alg: 'RS256' };
+  const clientId = ctx.site.json('/oauth/bench-connector/client.json', (url) => ({
+    client_id: url,
+    client_name: 'bench private_key_jwt client',
+    redirect_uris: [REDIRECT_URI],
+    grant_types: ['authorization_code', 'refresh_token'],
+    response_types: ['code'],
+    token_endpoint_auth_methods_supported: ['none', 'private_key_jwt'],
+    token_endpoint_auth_method: 'private_key_jwt',
+    jwks: { keys: [publicJwk] },
+  }));
+  ctx.privateKeyJwt = { clientId, privateKey, kid, jti: 0 };
+  return ctx.privateKeyJwt;
+}
+
+/**
+ * Codes of the private_key_jwt client, each with an assertion of its own (a fresh jti, signed
+ * here, never timed): one item per request, `code=…&client_assertion=…`. The assertions live
+ * 300 s, the longest the server accepts: far longer than a run.
+ */
+async function privateKeyJwtItems(ctx, count) {
+  const client = await privateKeyJwtClient(ctx);
+  const started = performance.now();
+  const list = await prepareCodes({ agent: ctx.agent, clientId: client.clientId, challenge: ctx.pkce.challenge, count, concurrency: 16 });
+  const now = Math.floor(Date.now() / 1000);
+  const items = await mapConcurrent(list, 16, async (code) => {
+    const assertion = await new SignJWT({ iss: client.clientId, sub: client.clientId, aud: ctx.platform.publicBaseUrl, iat: now, exp: now + 300, jti: `bench-${++client.jti}-${now}` })
+      .setProtectedHeader({ alg: 'RS256', kid: client.kid })
+      .sign(client.privateKey);
+    return `code=${code}&client_assertion=${assertion}`;
+  });
+  ctx.prepSeconds += (performance.now() - started) / 1000;
+  return items;
+}
 
 const codeRequest = (ctx) => ({
   method: 'POST',
@@ -467,6 +514,28 @@ const CASES = [
         items: { file: itemsFile(ctx, 'codes', list), mode: 'once' },
         connections: 64,
         paced: { rate },
+        expect: { status: [200], bodyIncludes: '"access_token"' },
+      };
+    },
+  },
+  {
+    id: 'token-code-private-key-jwt',
+    title:
+      'auth server, token endpoint: code exchange by a private_key_jwt client (a metadata document with an RS256 key in jwks; each request a fresh assertion verified and its jti recorded), codes prepared before',
+    service: 'auth',
+    pool: true,
+    spec: async (ctx, seconds, _round, warmup) => {
+      const items = await privateKeyJwtItems(ctx, poolSize(ctx, 'token-code-private-key-jwt', seconds, warmup));
+      const client = await privateKeyJwtClient(ctx);
+      return {
+        target: ctx.platform.urls.auth,
+        request: {
+          method: 'POST',
+          path: '/api/oauth/token',
+          headers: { 'content-type': 'application/x-www-form-urlencoded' },
+          body: `grant_type=authorization_code&{item}&client_assertion_type=${encodeURIComponent('urn:ietf:params:oauth:client-assertion-type:jwt-bearer')}&client_id=${encodeURIComponent(client.clientId)}&redirect_uri=${encodeURIComponent(REDIRECT_URI)}&code_verifier=${ctx.pkce.verifier}`,
+        },
+        items: { file: itemsFile(ctx, 'assertion-codes', items), mode: 'once' },
         expect: { status: [200], bodyIncludes: '"access_token"' },
       };
     },
@@ -757,9 +826,17 @@ async function main() {
   const profileDir = options.profile.length ? join(RESULTS, `profiles-${startedAt.replace(/[:.]/g, '-')}`) : undefined;
   if (profileDir) mkdirSync(profileDir, { recursive: true });
   log(pinning.enabled ? `pinning: ${pinning.reason}` : `no pinning: ${pinning.reason}`);
-  const platform = await startPlatform({ pinning, log, profile: profileDir ? { dir: profileDir, services: options.profile } : undefined });
+  const site = await startDocumentSite();
+  let platform;
+  try {
+    platform = await startPlatform({ pinning, log, profile: profileDir ? { dir: profileDir, services: options.profile } : undefined, cimdCaFile: site.caFile });
+  } catch (error) {
+    await site.stop();
+    throw error;
+  }
   const stopAll = async () => {
     await platform.stop();
+    await site.stop();
     removeWorkDir(platform.work);
   };
   const onSignal = () => {
@@ -776,6 +853,7 @@ async function main() {
     options,
     pinning,
     platform,
+    site,
     estimates: {},
     prepSeconds: 0,
     measured: () => {

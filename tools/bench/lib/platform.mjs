@@ -113,9 +113,10 @@ export function probe(child, { gc = false } = {}) {
 }
 
 /**
- * @param {{ pinning, profile?: { dir: string, services: string[] }, log: (line: string) => void }} options
+ * @param {{ pinning, profile?: { dir: string, services: string[] }, log: (line: string) => void, cimdCaFile?: string }} options
+ *   cimdCaFile: the CA of the bench's own client web site (lib/document-site.mjs), which the auth server then trusts
  */
-export async function startPlatform({ pinning, profile, log }) {
+export async function startPlatform({ pinning, profile, log, cimdCaFile }) {
   const cores = pinning.enabled ? pinning.serverCores : undefined;
   const work = mkdtempSync(join(tmpdir(), 'bench-'));
   const logDir = join(work, 'logs');
@@ -209,6 +210,8 @@ export async function startPlatform({ pinning, profile, log }) {
       RATE_LIMIT_TOKEN_PER_CLIENT: '1000000000',
       RATE_LIMIT_TOKEN_PER_IP: '1000000000',
       RATE_LIMIT_INTROSPECTION_PER_CALLER: '1000000000',
+      // Client ID metadata documents from the bench's own site on 127.0.0.1 (development only).
+      ...(cimdCaFile ? { CIMD_ALLOW_SPECIAL_USE_HOSTS: 'true', CIMD_EXTRA_CA_FILE: cimdCaFile } : {}),
       ...(redisUrl ? { REDIS_URL: redisUrl } : {}),
     };
     const nodeArgsFor = (name) => [
