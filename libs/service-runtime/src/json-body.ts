@@ -20,7 +20,8 @@ const CLOSE_BRACKET = 0x5d;
  *   before JSON.parse builds half a million arrays (~0.2 s) for a consumer downstream to recurse
  *   into until the stack ends (the MCP SDK's request conversion did: a 500).
  * - After it, every string and key: well-formed Unicode (a lone UTF-16 surrogate, `"\ud800"`, is
- *   valid JSON that PostgreSQL refuses to store and no client can print) and not too long.
+ *   valid JSON but no text: the database layer failed on it with a 500, and a client cannot
+ *   print it) and not too long.
  * Both are single passes without recursion, whatever the input.
  */
 export function registerJsonBodyParser(fastify: FastifyInstance): void {
