@@ -31,6 +31,8 @@ export async function createAuthServer(
       service: 'auth-server',
       // The rate limits and the login backoff are counted per client address.
       trustedProxies: config.limits.rateLimits.trustedProxies,
+      // HSTS when the public origin is https.
+      publicBaseUrl: config.issuer,
       logLevel: config.operations.logLevel,
       module: (logging) => AppModule.register(config, eventBus, logging),
       metrics: AuthMetrics,
