@@ -1,4 +1,5 @@
 import nx from '@nx/eslint-plugin';
+import regexp from 'eslint-plugin-regexp';
 
 /** Which tags a project with a given tag may depend on. */
 const allowedTags = {
@@ -31,6 +32,20 @@ export default [
   ...nx.configs['flat/typescript'],
   {
     ignores: ['**/dist', '**/node_modules', '**/coverage', 'apps/*/src/generated/**', '**/.nx', '**/.data'],
+  },
+  {
+    // Regular expressions see untrusted input (paths, headers, form values, documents fetched from
+    // the internet): none may take super-linear time on a crafted string (issue 33). Backtracking
+    // inside one attempt, and attempts moved along the input one character at a time
+    // (`/\/+$/` on 60,000 slashes: quadratic).
+    // Production code only: tests and tools read the project's own files and outputs.
+    files: ['apps/*/src/**/*.ts', 'libs/*/src/**/*.ts'],
+    ignores: ['**/*.spec.ts', 'apps/platform-e2e/**'],
+    plugins: { regexp },
+    rules: {
+      'regexp/no-super-linear-backtracking': 'error',
+      'regexp/no-super-linear-move': 'error',
+    },
   },
   {
     files: ['**/*.ts'],

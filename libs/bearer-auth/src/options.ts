@@ -1,3 +1,4 @@
+import { withoutTrailingSlashes } from '@platform/contracts';
 import type { EventBus } from '@platform/event-bus';
 import { type BearerAuthMetrics, NO_METRICS } from './metrics';
 
@@ -43,7 +44,7 @@ export interface ResolvedBearerAuthOptions extends Omit<BearerAuthOptions, 'cach
 export function resolveOptions(options: BearerAuthOptions): ResolvedBearerAuthOptions {
   return {
     ...options,
-    resource: options.resource.replace(/\/+$/, ''),
+    resource: withoutTrailingSlashes(options.resource),
     cache: {
       ttlCeilingSeconds: options.cache?.ttlCeilingSeconds ?? 300,
       inactiveTtlSeconds: options.cache?.inactiveTtlSeconds ?? 10,

@@ -1,5 +1,5 @@
 import { Inject, Injectable, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
-import { accessTokenKey, type IntrospectionResponse } from '@platform/contracts';
+import { accessTokenKey, type IntrospectionResponse, withoutTrailingSlashes } from '@platform/contracts';
 import { BusTrust } from '@platform/event-bus';
 import { InvalidTokenError } from '@platform/oauth-errors';
 import { LRUCache } from 'lru-cache';
@@ -59,7 +59,7 @@ export class TokenValidator implements OnModuleInit, OnModuleDestroy {
   private readonly resourceAudiences: readonly string[];
 
   constructor(@Inject(BEARER_AUTH_OPTIONS) private readonly options: ResolvedBearerAuthOptions) {
-    this.resourceAudiences = [withoutTrailingSlash(options.resource)];
+    this.resourceAudiences = [withoutTrailingSlashes(options.resource)];
     this.introspection = new IntrospectionClient(options);
     this.local = new LRUCache({ max: options.cache.inProcessEntries });
     this.revoked = new LRUCache({ max: 100_000, ttl: options.cache.ttlCeilingSeconds * 1000 });
@@ -259,8 +259,4 @@ function toCachedAnswer(answer: IntrospectionResponse): CachedAnswer {
     audience: audience.map(withoutTrailingSlash),
     expiresAt: answer.exp,
   };
-}
-
-function withoutTrailingSlash(uri: string): string {
-  return uri.replace(/\/+$/, '');
 }

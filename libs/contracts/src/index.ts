@@ -6,3 +6,4 @@ export * from './oauth-paths';
 export * from './client-id';
 export * from './introspection-client';
 export { AUTHORIZATION_SERVER_OPENAPI } from './generated/authorization-server-openapi';
+export { withoutTrailingSlashes } from './trailing-slashes';

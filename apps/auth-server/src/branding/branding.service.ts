@@ -1,3 +1,4 @@
+import { withoutTrailingSlashes } from '@platform/contracts';
 import { Logger } from '@nestjs/common';
 import { LRUCache } from 'lru-cache';
 import type { AuthConfig } from '../config/auth-config';
@@ -48,7 +49,7 @@ export class BrandingService {
     options: Partial<BrandingOptions> = {},
   ) {
     this.options = { ...DEFAULT_BRANDING_OPTIONS, ...options };
-    this.baseUrl = config.branding.resourceServerUrl.replace(/\/+$/, '');
+    this.baseUrl = withoutTrailingSlashes(config.branding.resourceServerUrl);
     this.cache = new LRUCache<string, Branding>({
       max: this.options.maxEntries,
       ttl: this.options.ttlMs,

@@ -1,4 +1,4 @@
-import { introspectionClientEnv, productionIntrospectionSecretProblem } from '@platform/contracts';
+import { introspectionClientEnv, productionIntrospectionSecretProblem, withoutTrailingSlashes } from '@platform/contracts';
 import { envProblems, hostEnv, operationsConfig, operationsEnv, type OperationsConfig, portEnv } from '@platform/observability';
 import { z } from 'zod';
 import { ConfigError } from './config-error';
@@ -90,7 +90,7 @@ export function loadAuthConfig(env: NodeJS.ProcessEnv = process.env): AuthConfig
     throw new ConfigError(`Invalid configuration of the auth-server:\n${problems.join('\n')}`);
   }
   const e = parsed.data;
-  const issuer = e.PUBLIC_BASE_URL.replace(/\/+$/, '');
+  const issuer = withoutTrailingSlashes(e.PUBLIC_BASE_URL);
   const seedDemoData = e.SEED_DEMO_DATA ?? (e.NODE_ENV !== 'production' && e.EMBEDDED_MODE);
   const publicUrl = new URL(e.PUBLIC_BASE_URL);
   if (publicUrl.search || publicUrl.hash) {
@@ -116,7 +116,7 @@ export function loadAuthConfig(env: NodeJS.ProcessEnv = process.env): AuthConfig
     redisUrl: e.REDIS_URL,
     signingKeys: { json: e.OIDC_SIGNING_KEYS, file: e.OIDC_SIGNING_KEYS_FILE },
     introspectionClient: { id: e.INTROSPECTION_CLIENT_ID, secret: e.INTROSPECTION_CLIENT_SECRET },
-    branding: { resourceServerUrl: e.RESOURCE_SERVER_URL.replace(/\/+$/, ''), defaultSchoolId: e.DEFAULT_SCHOOL_ID },
+    branding: { resourceServerUrl: withoutTrailingSlashes(e.RESOURCE_SERVER_URL), defaultSchoolId: e.DEFAULT_SCHOOL_ID },
     ttl: {
       accessToken: e.ACCESS_TOKEN_TTL_SECONDS,
       refreshToken: e.REFRESH_TOKEN_TTL_SECONDS,

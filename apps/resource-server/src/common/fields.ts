@@ -35,10 +35,11 @@ export function slugify(text: string): string {
     .replace(/[\u0300-\u036f]/g, '')
     .replace(/ß/g, 'ss')
     .toLowerCase()
+    // Runs of anything else become one hyphen, so at most one can lead or trail.
     .replace(/[^a-z0-9]+/g, '-')
-    .replace(/^-+|-+$/g, '')
+    .replace(/^-|-$/g, '')
     .slice(0, 80)
-    .replace(/-+$/, '');
+    .replace(/-$/, '');
   return slugged || 'item';
 }
 

@@ -1,4 +1,4 @@
-import { introspectionClientEnv, OAUTH_PATHS, productionIntrospectionSecretProblem } from '@platform/contracts';
+import { introspectionClientEnv, OAUTH_PATHS, productionIntrospectionSecretProblem, withoutTrailingSlashes } from '@platform/contracts';
 import { envProblems, hostEnv, operationsConfig, operationsEnv, type OperationsConfig, portEnv } from '@platform/observability';
 import { trustedProxiesSchema } from '@platform/rate-limits';
 import { uploadMaxBytesEnv } from '@platform/route-table';
@@ -91,7 +91,7 @@ export function loadResourceConfig(env: NodeJS.ProcessEnv = process.env): Resour
     throw new ConfigError(`Invalid configuration of the resource-server:\n${problems.join('\n')}`);
   }
   const e = parsed.data;
-  const resource = e.PUBLIC_BASE_URL.replace(/\/+$/, '');
+  const resource = withoutTrailingSlashes(e.PUBLIC_BASE_URL);
   const seedDemoData = e.SEED_DEMO_DATA ?? (e.NODE_ENV !== 'production' && e.EMBEDDED_MODE);
   if (e.NODE_ENV === 'production') {
     if (seedDemoData) throw new ConfigError('SEED_DEMO_DATA: the demo schools are never created in production');
@@ -100,7 +100,7 @@ export function loadResourceConfig(env: NodeJS.ProcessEnv = process.env): Resour
     const secretProblem = productionIntrospectionSecretProblem(e.INTROSPECTION_CLIENT_SECRET);
     if (secretProblem) throw new ConfigError(secretProblem);
   }
-  const authServerUrl = e.AUTH_SERVER_URL.replace(/\/+$/, '');
+  const authServerUrl = withoutTrailingSlashes(e.AUTH_SERVER_URL);
   const storageDir = e.STORAGE_DIR ?? DEVELOPMENT_STORAGE_DIR;
   return {
     env: e.NODE_ENV,
