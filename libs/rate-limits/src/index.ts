@@ -4,11 +4,16 @@ export { RedisRateLimitStore, type RedisRateLimitStoreOptions } from './redis-st
 export { addressBucket, trustedProxiesSchema, validateTrustedProxies } from './client-ip';
 export {
   registerRateLimits,
+  tooManyRequests,
+  type LimitStage,
   type RateLimitRule,
   type Refusal,
   type RegisterRateLimitsOptions,
+  type RouteCheck,
 } from './register-rate-limits';
-export { type ClientIdOf, type Limit, type OAuthPaths, type OAuthRateLimits, oauthRateLimitRules } from './oauth-rules';
+export { type LimitRule, type WindowCounter, windowCounterFor } from './window-counter';
+export { KeyedLimit, type KeyedLimitOptions } from './keyed-limit';
+export { type ClientIdOf, keyDigest, type Limit, type OAuthPaths, type OAuthRateLimits, oauthRateLimitRules } from './oauth-rules';
 
 import { MemoryRateLimitStore } from './memory-store';
 import { RedisRateLimitStore } from './redis-store';

@@ -8,10 +8,14 @@ export interface Limit {
   windowSeconds: number;
 }
 
-/** The request limits of an OAuth authorization server's endpoints. */
+/**
+ * The request limits of an OAuth authorization server's endpoints that are a route's hook: the
+ * ones decided before the client is authenticated, so keyed by the caller's address. What is
+ * counted per authenticated client, grant, user or failure is the token endpoint's own
+ * (the auth server's TokenEndpointLimits, over KeyedLimit).
+ */
 export interface OAuthRateLimits {
   registrationPerIp: Limit;
-  tokenPerClient: Limit;
   tokenPerIp: Limit;
   introspectionPerCaller: Limit;
 }
@@ -23,19 +27,21 @@ export interface OAuthPaths {
 }
 
 /** Keys never hold the raw value (a client_id can be any string a caller sends): a short hash. */
-const digest = (value: string) => hash('sha256', value, 'base64url').slice(0, 22);
+export const keyDigest = (value: string) => hash('sha256', value, 'base64url').slice(0, 22);
 
 /**
  * The client_id a request names (HTTP Basic or the form), as the server's client
  * authentication reads it; undefined when it names none or cannot be read. Unauthenticated at
- * this point, which is the point: a flood naming one client costs that client's budget.
+ * this point: a key made of it alone could be spent by anyone who knows the client_id.
  */
 export type ClientIdOf = (request: FastifyRequest) => string | undefined;
 
 /**
- * The rules of the authorization server: registration per address, the token endpoint per
- * client_id and per address, introspection per caller (its client_id). Login attempts have
- * their own backoff (see the auth server's LoginThrottle).
+ * The rules of the authorization server, all per caller address before authentication:
+ * registration per address; the token endpoint per address (a flood guard loose enough for a
+ * hosted agent's egress address); introspection per named caller and address (a caller's
+ * budget cannot be spent from another address by naming its client_id). Login attempts have
+ * their own backoff (the auth server's LoginThrottle).
  */
 export function oauthRateLimitRules(limits: OAuthRateLimits, paths: OAuthPaths, clientIdOf: ClientIdOf): RateLimitRule[] {
   return [
@@ -58,24 +64,12 @@ export function oauthRateLimitRules(limits: OAuthRateLimits, paths: OAuthPaths, 
       subject: 'the token endpoint',
     },
     {
-      name: 'token:client',
-      method: 'POST',
-      url: paths.token,
-      stage: 'preHandler',
-      key: (request) => {
-        const clientId = clientIdOf(request);
-        return clientId === undefined ? undefined : digest(clientId);
-      },
-      ...limits.tokenPerClient,
-      subject: 'the token endpoint for this client',
-    },
-    {
       name: 'introspect:caller',
       method: 'POST',
       url: paths.introspection,
       stage: 'preHandler',
-      // Callers without any client_id fail authentication anyway; they share one budget.
-      key: (request) => digest(clientIdOf(request) ?? ''),
+      // Callers without any client_id fail authentication anyway; per address they share one budget.
+      key: (request, ip) => keyDigest(`${clientIdOf(request) ?? ''} ${addressBucket(ip)}`),
       ...limits.introspectionPerCaller,
       subject: 'the introspection endpoint',
     },

@@ -2,12 +2,11 @@ import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
 import { addressBucket, validateTrustedProxies } from './client-ip';
 import { MemoryRateLimitStore } from './memory-store';
 import { oauthRateLimitRules } from './oauth-rules';
-import { registerRateLimits } from './register-rate-limits';
+import { registerRateLimits, type RouteCheck } from './register-rate-limits';
 
 const PATHS = { registration: '/register', token: '/token', introspection: '/introspect' };
 const LIMITS = {
   registrationPerIp: { max: 2, windowSeconds: 60 },
-  tokenPerClient: { max: 3, windowSeconds: 60 },
   tokenPerIp: { max: 5, windowSeconds: 60 },
   introspectionPerCaller: { max: 2, windowSeconds: 30 },
 };
@@ -19,7 +18,7 @@ function clientIdOf(request: FastifyRequest): string | undefined {
   return (request.body as { client_id?: string } | undefined)?.client_id;
 }
 
-async function app(options: { trustedProxies?: string[]; enabled?: boolean } = {}): Promise<FastifyInstance> {
+async function app(options: { trustedProxies?: string[]; enabled?: boolean; checks?: RouteCheck[] } = {}): Promise<FastifyInstance> {
   const fastify = Fastify({ trustProxy: options.trustedProxies ?? ['loopback'] });
   fastify.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_request, body, done) => {
     const form: Record<string, string | string[]> = {};
@@ -32,6 +31,7 @@ async function app(options: { trustedProxies?: string[]; enabled?: boolean } = {
   await registerRateLimits(fastify, {
     store: new MemoryRateLimitStore(),
     rules: oauthRateLimitRules(LIMITS, PATHS, clientIdOf),
+    checks: options.checks,
     enabled: options.enabled,
   });
   for (const path of Object.values(PATHS)) fastify.post(path, async () => ({ ok: true }));
@@ -75,25 +75,48 @@ describe('registerRateLimits with the OAuth rules', () => {
     await fastify.close();
   });
 
-  it('limits the token endpoint per client_id (form or Basic) and per address', async () => {
+  it('limits the token endpoint per address, whatever client_id it names: no budget of a client can be spent by naming it', async () => {
     const fastify = await app();
-    for (let i = 0; i < 3; i++) expect((await post(fastify, '/token', { fields: { client_id: 'a' } })).statusCode).toBe(200);
-    expect((await post(fastify, '/token', { fields: { client_id: 'a' } })).statusCode).toBe(429);
-    const basic = `Basic ${Buffer.from('a:secret').toString('base64')}`;
-    expect((await post(fastify, '/token', { headers: { authorization: basic }, remoteAddress: '10.0.0.9' })).statusCode).toBe(429);
-    // Client b has its own budget, but the address has used its five.
-    expect((await post(fastify, '/token', { fields: { client_id: 'b' } })).statusCode).toBe(200);
-    expect((await post(fastify, '/token', { fields: { client_id: 'c' } })).statusCode).toBe(429);
+    for (let i = 0; i < 5; i++) expect((await post(fastify, '/token', { fields: { client_id: `c${i}` } })).statusCode).toBe(200);
+    const refused = await post(fastify, '/token', { fields: { client_id: 'fresh' } });
+    expect(refused.statusCode).toBe(429);
+    expect(refused.json()).toMatchObject({ error_description: expect.stringMatching(/^Too many requests to the token endpoint;/) });
+    // The same client_ids from another address: a budget of its own.
+    for (let i = 0; i < 5; i++) expect((await post(fastify, '/token', { fields: { client_id: `c${i}` }, remoteAddress: '10.9.9.9' })).statusCode).toBe(200);
     await fastify.close();
   });
 
-  it('limits introspection per caller', async () => {
+  it('limits introspection per named caller and address: naming the caller from elsewhere spends nothing of its budget', async () => {
     const fastify = await app();
     const caller = { client_id: 'resource-server', client_secret: 'x', token: 't' };
-    expect((await post(fastify, '/introspect', { fields: caller })).statusCode).toBe(200);
-    expect((await post(fastify, '/introspect', { fields: caller })).statusCode).toBe(200);
+    // Someone else names the resource server's client_id from another address, past the limit.
+    for (let i = 0; i < 3; i++) await post(fastify, '/introspect', { fields: caller, remoteAddress: '10.2.2.2' });
     expect((await post(fastify, '/introspect', { fields: caller, remoteAddress: '10.2.2.2' })).statusCode).toBe(429);
+    expect((await post(fastify, '/introspect', { fields: caller })).statusCode).toBe(200);
+    expect((await post(fastify, '/introspect', { fields: caller })).statusCode).toBe(200);
+    expect((await post(fastify, '/introspect', { fields: caller })).statusCode).toBe(429);
     expect((await post(fastify, '/introspect', { fields: { ...caller, client_id: 'other' } })).statusCode).toBe(200);
+    await fastify.close();
+  });
+
+  it('runs a route check before the rules of its stage: a request it refuses counts under no rule', async () => {
+    const blocked = new Set(['10.3.3.3']);
+    const check: RouteCheck = {
+      method: 'POST',
+      url: '/token',
+      stage: 'onRequest',
+      check: (_request, ip) => (blocked.has(ip) ? { rule: { name: 'test', max: 1, windowSeconds: 60, subject: 'the test check' }, retryAfterSeconds: 7 } : undefined),
+    };
+    const fastify = await app({ checks: [check] });
+    for (let i = 0; i < 10; i++) {
+      const refused = await post(fastify, '/token', { remoteAddress: '10.3.3.3' });
+      expect(refused.statusCode).toBe(429);
+      expect(refused.headers['retry-after']).toBe('7');
+      expect(refused.json()).toMatchObject({ error_description: 'Too many requests to the test check; retry after 7 seconds' });
+    }
+    blocked.clear();
+    // Ten refused requests spent nothing of the address's five.
+    for (let i = 0; i < 5; i++) expect((await post(fastify, '/token', { remoteAddress: '10.3.3.3' })).statusCode).toBe(200);
     await fastify.close();
   });
 
@@ -124,7 +147,8 @@ describe('registerRateLimits with the OAuth rules', () => {
     expect(hooksOf('/free (GET)')).not.toMatch(/onRequest|preHandler/);
     expect(hooksOf('/register (POST)')).toMatch(/\(onRequest\)/);
     expect(hooksOf('/register (POST)')).not.toMatch(/preHandler/);
-    expect(hooksOf('/token (POST)')).toMatch(/\(onRequest\)[\s\S]*\(preHandler\)/);
+    expect(hooksOf('/token (POST)')).toMatch(/\(onRequest\)/);
+    expect(hooksOf('/token (POST)')).not.toMatch(/preHandler/);
     expect(hooksOf('/introspect (POST)')).toMatch(/\(preHandler\)/);
     await fastify.close();
   });

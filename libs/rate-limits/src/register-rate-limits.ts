@@ -1,13 +1,15 @@
-import { Logger } from '@nestjs/common';
 import { sendOAuthError, TooManyRequestsError } from '@platform/oauth-errors';
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
-import { LocalFirstWindows } from './local-first-windows';
-import { MemoryRateLimitStore } from './memory-store';
-import type { RateLimitStore, WindowHit } from './store';
+import type { RateLimitStore } from './store';
+import { type LimitRule, type Refusal, RefusalLog, refusalOf, type WindowCounter, windowCounterFor } from './window-counter';
 
-export interface RateLimitRule {
-  /** Prefix of the rule's keys and name in logs, e.g. "token:client". */
-  name: string;
+export type { Refusal };
+
+/** Where a route limit runs: before the body is read, or after it is parsed. */
+export type LimitStage = 'onRequest' | 'preHandler';
+
+/** A route's requests, counted per key in fixed windows: the common kind of limit. */
+export interface RateLimitRule extends LimitRule {
   /** The route as registered, so encoded or odd spellings of the path cannot dodge it. */
   method: string;
   url: string;
@@ -15,32 +17,32 @@ export interface RateLimitRule {
    * `onRequest`: counted before the body is read (rules keyed by address, so a flood of large
    * bodies is cut early). `preHandler`: after parsing, for keys taken from the body (client_id).
    */
-  stage: 'onRequest' | 'preHandler';
+  stage: LimitStage;
   /** The request's key under this rule; undefined when the rule does not apply to it. */
   key(request: FastifyRequest, ip: string): string | undefined;
-  max: number;
-  windowSeconds: number;
-  /** Named in the error description, e.g. "the token endpoint". */
-  subject: string;
 }
 
-export interface Refusal {
-  rule: RateLimitRule;
-  retryAfterSeconds: number;
+/**
+ * A limit decided elsewhere, checked on a route without counting anything: e.g. an address
+ * refused for its failures (KeyedLimit.refusalOf), whose failures are counted where they are
+ * known. Synchronous: a lookup in this process.
+ */
+export interface RouteCheck {
+  method: string;
+  url: string;
+  stage: LimitStage;
+  check(request: FastifyRequest, ip: string): Refusal | undefined;
 }
 
 export interface RegisterRateLimitsOptions {
   store: RateLimitStore;
   rules: readonly RateLimitRule[];
+  /** Checks that run before the route's rules of the same stage (a refused request then counts nowhere). */
+  checks?: readonly RouteCheck[];
   /** Off: nothing is registered (RATE_LIMITS_ENABLED=false). */
   enabled?: boolean;
   /** Sends the answer to a refused request; the default is 429 with an RFC 6749-style JSON body. */
   respond?: (request: FastifyRequest, reply: FastifyReply, refusal: Refusal) => void;
-}
-
-/** Counts one request of a key in a fixed window: at once when the count is known here, a promise when the shared store is asked. */
-interface WindowCounter {
-  hit(key: string, windowMs: number, max: number): WindowHit | Promise<WindowHit>;
 }
 
 type Hook = (request: FastifyRequest, reply: FastifyReply, done: (error?: Error) => void) => void;
@@ -62,56 +64,59 @@ type Hook = (request: FastifyRequest, reply: FastifyReply, done: (error?: Error)
  * by side).
  */
 export async function registerRateLimits(fastify: FastifyInstance, options: RegisterRateLimitsOptions): Promise<void> {
-  if (options.enabled === false || options.rules.length === 0) return;
-  const logger = new Logger('RateLimits');
+  if (options.enabled === false || (options.rules.length === 0 && !options.checks?.length)) return;
   const respond = options.respond ?? defaultResponse;
-  // In-process counters gain nothing from a batching layer; shared ones save a round trip per hit.
-  const store = options.store;
-  const counter: WindowCounter =
-    store instanceof MemoryRateLimitStore ? { hit: (key, windowMs) => store.hitSync(key, windowMs) } : new LocalFirstWindows(store);
-  if (counter instanceof LocalFirstWindows) fastify.addHook('onClose', async () => counter.flush());
+  const counter = windowCounterFor(options.store);
+  fastify.addHook('onClose', async () => counter.flush());
 
-  const limiters = options.rules.map((rule) => new RuleLimiter(rule, counter, logger));
+  const limiters: RouteLimiter[] = [...(options.checks ?? []), ...options.rules.map((rule) => new RuleLimiter(rule, counter))];
   fastify.addHook('onRoute', (route) => {
     const methods = ([] as string[]).concat(route.method);
     for (const stage of ['onRequest', 'preHandler'] as const) {
-      const applicable = limiters.filter(({ rule }) => rule.stage === stage && rule.url === route.url && methods.includes(rule.method));
+      const applicable = limiters.filter((limiter) => limiter.stage === stage && limiter.url === route.url && methods.includes(limiter.method));
       if (applicable.length > 0) addRouteHook(route, stage, limitHook(applicable, respond));
     }
   });
 }
 
+/** What a route's hook runs, in order: a check or a rule. */
+interface RouteLimiter {
+  readonly method: string;
+  readonly url: string;
+  readonly stage: LimitStage;
+  /** Undefined: the request may go on. */
+  check(request: FastifyRequest, ip: string): Refusal | undefined | Promise<Refusal | undefined>;
+}
+
 /** One rule's window counting and its refusals (logged at most every 10 s, with how many). */
-class RuleLimiter {
+class RuleLimiter implements RouteLimiter {
+  readonly method: string;
+  readonly url: string;
+  readonly stage: LimitStage;
   private readonly windowMs: number;
-  private refused = 0;
-  private lastLog = 0;
+  private readonly log: RefusalLog;
 
   constructor(
-    readonly rule: RateLimitRule,
+    private readonly rule: RateLimitRule,
     private readonly counter: WindowCounter,
-    private readonly logger: Logger,
   ) {
+    this.method = rule.method;
+    this.url = rule.url;
+    this.stage = rule.stage;
     this.windowMs = rule.windowSeconds * 1000;
+    this.log = new RefusalLog(rule);
   }
 
-  /** Undefined: the request may go on (not counted under this rule, or within its limit). */
   check(request: FastifyRequest, ip: string): Refusal | undefined | Promise<Refusal | undefined> {
     const key = this.rule.key(request, ip);
     if (key === undefined) return undefined;
     const hit = this.counter.hit(`${this.rule.name}:${key}`, this.windowMs, this.rule.max);
-    return hit instanceof Promise ? hit.then((answer) => this.judge(answer)) : this.judge(hit);
+    return hit instanceof Promise ? hit.then((answer) => this.judge(refusalOf(this.rule, answer))) : this.judge(refusalOf(this.rule, hit));
   }
 
-  private judge(hit: WindowHit): Refusal | undefined {
-    if (hit.count <= this.rule.max) return undefined;
-    this.refused++;
-    if (Date.now() - this.lastLog > 10_000) {
-      this.logger.warn(`${this.rule.name}: ${this.refused} request(s) refused (limit ${this.rule.max} per ${this.rule.windowSeconds} s)`);
-      this.refused = 0;
-      this.lastLog = Date.now();
-    }
-    return { rule: this.rule, retryAfterSeconds: Math.max(1, Math.ceil(hit.resetInMs / 1000)) };
+  private judge(refusal: Refusal | undefined): Refusal | undefined {
+    if (refusal) this.log.refusedOne();
+    return refusal;
   }
 }
 
@@ -120,7 +125,7 @@ class RuleLimiter {
  * Synchronous while every count is known in this process; a promise only for a rule whose
  * counter asks the shared store.
  */
-function limitHook(limiters: readonly RuleLimiter[], respond: NonNullable<RegisterRateLimitsOptions['respond']>): Hook {
+function limitHook(limiters: readonly RouteLimiter[], respond: NonNullable<RegisterRateLimitsOptions['respond']>): Hook {
   const from = (request: FastifyRequest, reply: FastifyReply, done: (error?: Error) => void, index: number, ip: string): void => {
     for (let i = index; i < limiters.length; i++) {
       const outcome = limiters[i].check(request, ip);
@@ -142,17 +147,19 @@ function limitHook(limiters: readonly RuleLimiter[], respond: NonNullable<Regist
   return (request, reply, done) => from(request, reply, done, 0, request.ip);
 }
 
-function addRouteHook(route: RouteOptions, stage: 'onRequest' | 'preHandler', hook: Hook): void {
+function addRouteHook(route: RouteOptions, stage: LimitStage, hook: Hook): void {
   const existing = route[stage];
   route[stage] = existing === undefined ? [hook] : [...([] as Hook[]).concat(existing as Hook | Hook[]), hook];
 }
 
 function defaultResponse(_request: FastifyRequest, reply: FastifyReply, refusal: Refusal): void {
-  sendOAuthError(
-    reply,
-    new TooManyRequestsError(
-      refusal.retryAfterSeconds,
-      `Too many requests to ${refusal.rule.subject}; retry after ${refusal.retryAfterSeconds} seconds`,
-    ),
+  sendOAuthError(reply, tooManyRequests(refusal));
+}
+
+/** The 429 of a refusal (RFC 6749-style body, Retry-After), wherever the refusal is decided. */
+export function tooManyRequests(refusal: Refusal): TooManyRequestsError {
+  return new TooManyRequestsError(
+    refusal.retryAfterSeconds,
+    `Too many requests to ${refusal.rule.subject}; retry after ${refusal.retryAfterSeconds} seconds`,
   );
 }

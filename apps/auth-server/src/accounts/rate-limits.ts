@@ -1,19 +1,22 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { OAUTH_PATHS } from '@platform/contracts';
-import { type RateLimitStore, addressBucket, oauthRateLimitRules, registerRateLimits } from '@platform/rate-limits';
+import { type RateLimitStore, oauthRateLimitRules, registerRateLimits } from '@platform/rate-limits';
 import type { FastifyRequest } from 'fastify';
-import { clientIdHost } from '../client-metadata-documents/client-id-url';
 import { readClientCredentials } from '../client-auth/client-credentials';
 import { FormParams } from '../http/form-params';
 import type { AuthConfig } from '../config/auth-config';
+import { TokenEndpointLimits } from '../token/token-endpoint-limits';
 import { RATE_LIMIT_STORE } from './login-throttle';
 
 /**
- * Every request limit of the authorization server on its Fastify instance, in one call for
- * bootstrap (after NestFactory.create, before init): registration per address, the token
- * endpoint per client_id and per address, introspection per caller. One counter store (Redis
- * when REDIS_URL is set) serves them and the LoginThrottle. Client addresses come from
- * X-Forwarded-For only from TRUSTED_PROXIES (Fastify's trustProxy, set in bootstrap).
+ * Every route limit of the authorization server on its Fastify instance, in one call for
+ * bootstrap (after NestFactory.create, before init), all per caller address before any client
+ * is authenticated: registration per address, the token endpoint per address (loose) and the
+ * address refused for its failed token requests, introspection per named caller and address.
+ * What is counted once the request is known (per authenticated client, grant, user, failures)
+ * is TokenEndpointLimits'. One counter store (Redis when REDIS_URL is set) serves them and the
+ * LoginThrottle. Client addresses come from X-Forwarded-For only from TRUSTED_PROXIES
+ * (Fastify's trustProxy, set in bootstrap).
  */
 export async function registerAuthServerLimits(app: NestFastifyApplication, config: AuthConfig): Promise<void> {
   const { rateLimits } = config.limits;
@@ -22,21 +25,16 @@ export async function registerAuthServerLimits(app: NestFastifyApplication, conf
     store: app.get<RateLimitStore>(RATE_LIMIT_STORE, { strict: false }),
     enabled: rateLimits.enabled,
     rules: oauthRateLimitRules(rateLimits, OAUTH_PATHS, namedClientId),
+    checks: [app.get(TokenEndpointLimits, { strict: false }).failureCheck()],
   });
 }
 
-/** The client_id a token or introspection request names, read exactly as client authentication reads it. */
+/** The client_id an introspection request names, read exactly as client authentication reads it. */
 export function namedClientId(request: FastifyRequest): string | undefined {
   try {
-    const clientId = readClientCredentials(FormParams.from(request.body), request.headers.authorization).clientId;
-    if (clientId === undefined) return undefined;
-    // A client_id URL is public and shared by every user of a hosted product: a budget per host
-    // alone would let anyone lock all of them out with a few junk requests. It is counted per
-    // host (one site cannot spread requests over many document URLs) and per caller address.
-    const host = clientIdHost(clientId);
-    return host === null ? clientId : `${host} ${addressBucket(request.ip)}`;
+    return readClientCredentials(FormParams.from(request.body), request.headers.authorization).clientId;
   } catch {
-    // Unreadable credentials are refused by the endpoint itself; the per-address limit still counts them.
+    // Unreadable credentials are refused by the endpoint itself.
     return undefined;
   }
 }

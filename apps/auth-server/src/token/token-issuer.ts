@@ -1,14 +1,17 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Optional } from '@nestjs/common';
 import type { TokenResponse } from '@platform/contracts';
 import { randomUUID } from 'node:crypto';
 import { AUTH_CONFIG, type AuthConfig } from '../config/auth-config';
 import { generateOpaqueToken, hashToken } from '../crypto/tokens';
 import { SigningKeysService } from '../keys/signing-keys.service';
 import { ActiveAccessTokens } from './active-access-tokens';
+import { Clock } from './clock';
 import type { IssuedRow, NewTokens } from './token-queries';
 
 export interface IssuedTokens {
   response: Omit<TokenResponse, 'id_token'>;
+  /** The resource owner of the grant the tokens belong to (the per-user limit). */
+  userId: string;
   /** Present when `openid` is among the access scopes: the claims to sign. */
   idTokenClaims?: Record<string, unknown>;
 }
@@ -27,13 +30,19 @@ export class TokenIssuer {
     @Inject(AUTH_CONFIG) private readonly config: AuthConfig,
     private readonly keys: SigningKeysService,
     private readonly activeTokens: ActiveAccessTokens,
+    // Optional: the unit specs' issuer runs on the system clock.
+    @Optional() private readonly clock: Clock = new Clock(),
   ) {}
 
-  /** Null when the statement issued nothing (its conditions did not hold). */
-  async issue(withRefreshToken: boolean, statement: IssuingStatement): Promise<IssuedTokens | null> {
-    const now = new Date();
+  /**
+   * Null when the statement issued nothing (its conditions did not hold). `refreshFamily`: the
+   * family id the new refresh token starts with (refresh-family.ts); null: no refresh token (a
+   * client not registered for the refresh_token grant).
+   */
+  async issue(refreshFamily: string | null, statement: IssuingStatement): Promise<IssuedTokens | null> {
+    const now = this.clock.now();
     const accessToken = generateOpaqueToken();
-    const refreshToken = withRefreshToken ? generateOpaqueToken() : undefined;
+    const refreshToken = refreshFamily === null ? undefined : refreshFamily + generateOpaqueToken();
     const tokens: NewTokens = {
       now,
       access: { id: randomUUID(), tokenHash: hashToken(accessToken), expiresAt: this.expiry(now, this.config.ttl.accessToken) },
@@ -65,9 +74,10 @@ export class TokenIssuer {
       ...(refreshToken ? { refresh_token: refreshToken } : {}),
       scope: grant.accessScope,
     };
-    if (!grant.accessScope.split(' ').includes('openid')) return { response };
+    if (!grant.accessScope.split(' ').includes('openid')) return { response, userId: grant.userId };
     return {
       response,
+      userId: grant.userId,
       idTokenClaims: {
         iss: this.config.issuer,
         sub: grant.userId,

@@ -65,6 +65,8 @@ export interface RefreshTokenRow {
   issuedAt: Date;
   expiresAt: Date;
   rotatedAt: Date | null;
+  /** What is kept of the address that rotated it out (rotation-address.ts); null while current, or rotated before it was kept. */
+  rotationAddressTag?: string | null;
   revokedAt: Date | null;
   grant: { revokedAt: Date | null; userId: string; schoolId: string; resource: string };
 }
@@ -152,13 +154,13 @@ type GrantLock = 'FOR SHARE' | 'FOR SHARE NOWAIT';
 
 /**
  * RFC 6749 §6 rotation, for a batch of requests: each presented refresh token, if current,
- * rotates and a new pair is issued. Of two requests in one batch with the same token, the
- * UPDATE rotates the row once, for one of them.
+ * rotates (keeping the tag of the address that rotated it) and a new pair is issued. Of two
+ * requests in one batch with the same token, the UPDATE rotates the row once, for one of them.
  */
 const rotateAndIssue = (lock: GrantLock) => `
 WITH request AS (
-  SELECT * FROM unnest(${TOKEN_ARRAYS}, $9::text[], $10::text[], $11::text[])
-    WITH ORDINALITY AS r(${TOKEN_COLUMNS}, presented_hash, client_id, requested_scopes, n)
+  SELECT * FROM unnest(${TOKEN_ARRAYS}, $9::text[], $10::text[], $11::text[], $12::text[])
+    WITH ORDINALITY AS r(${TOKEN_COLUMNS}, presented_hash, client_id, requested_scopes, address_tag, n)
 ),
 presented AS (
   SELECT r.*, rt.id AS refresh_token_id, rt.grant_id
@@ -173,7 +175,7 @@ live_grant AS (
   ) g
 ),
 source AS (
-  UPDATE refresh_tokens rt SET rotated_at = p.now
+  UPDATE refresh_tokens rt SET rotated_at = p.now, rotation_address_tag = p.address_tag
   FROM presented p JOIN live_grant g ON g.id = p.grant_id
   WHERE rt.id = p.refresh_token_id AND rt.client_id = p.client_id
     AND rt.rotated_at IS NULL AND rt.revoked_at IS NULL AND rt.expires_at > p.now
@@ -258,7 +260,8 @@ WHERE a.token_hash = $1 AND a.revoked_at IS NULL AND g.revoked_at IS NULL AND a.
 
 const FIND_REFRESH_TOKEN = statement('find_refresh_token', `
 SELECT r.id, r.token_hash AS "tokenHash", r.grant_id AS "grantId", r.client_id AS "clientId", r.scope,
-       r.issued_at AS "issuedAt", r.expires_at AS "expiresAt", r.rotated_at AS "rotatedAt", r.revoked_at AS "revokedAt",
+       r.issued_at AS "issuedAt", r.expires_at AS "expiresAt", r.rotated_at AS "rotatedAt",
+       r.rotation_address_tag AS "rotationAddressTag", r.revoked_at AS "revokedAt",
        g.revoked_at AS "grantRevokedAt", g.user_id AS "userId", g.school_id AS "schoolId", g.resource
 FROM refresh_tokens r JOIN grants g ON g.id = r.grant_id
 WHERE r.token_hash = $1`);
@@ -277,6 +280,8 @@ interface RotationItem {
   clientId: string;
   /** The requested scope's names, unknown ones included, space-delimited: they must all be the token's. */
   requestedScopes: string | null;
+  /** rotation-address.ts: kept on the presented token if it rotates (null: nothing kept). */
+  addressTag: string | null;
 }
 
 interface CodeItem {
@@ -319,13 +324,15 @@ export class TokenQueries {
    * Rotates the presented refresh token and issues its successor pair, in one statement; null
    * when nothing rotated (unknown, another client's, already rotated, revoked, expired, grant
    * revoked, or `requested.scopes` beyond the token's): the caller then finds out which. The new
-   * access token has `requested.scope`, by default the refresh token's.
+   * access token has `requested.scope`, by default the refresh token's. The rotated-out token
+   * keeps `addressTag` (rotation-address.ts; null: none, its late reuse is reuse from anywhere).
    */
   rotateRefreshTokenAndIssue(
     presentedHash: string,
     clientId: string,
     requested: { scopes: readonly string[]; scope: string } | null,
     tokens: NewTokens,
+    addressTag: string | null = null,
   ): Promise<IssuedRow | null> {
     return this.rotations({
       tokens,
@@ -333,6 +340,7 @@ export class TokenQueries {
       presentedHash,
       clientId,
       requestedScopes: requested ? requested.scopes.join(' ') : null,
+      addressTag,
     });
   }
 
@@ -351,7 +359,12 @@ export class TokenQueries {
   }
 
   private rotate(rotation: Statement, items: readonly RotationItem[]): Promise<Array<IssuedRow | null>> {
-    return this.batchRows<RotationItem, IssuedRow>(rotation, items, [(item) => item.presentedHash, (item) => item.clientId, (item) => item.requestedScopes]);
+    return this.batchRows<RotationItem, IssuedRow>(rotation, items, [
+      (item) => item.presentedHash,
+      (item) => item.clientId,
+      (item) => item.requestedScopes,
+      (item) => item.addressTag,
+    ]);
   }
 
   private async consume(consumption: Statement, items: readonly CodeItem[]): Promise<Array<ConsumedCodeRow | null>> {

@@ -1,5 +1,6 @@
-import { Body, Controller, Header, Headers, HttpCode, Post } from '@nestjs/common';
+import { Body, Controller, Header, Headers, HttpCode, Post, Req } from '@nestjs/common';
 import { OAUTH_PATHS } from '@platform/contracts';
+import type { FastifyRequest } from 'fastify';
 import { ApiTokenEndpoint } from '../openapi/api-endpoints';
 import { TokenService } from './token.service';
 
@@ -13,7 +14,7 @@ export class TokenController {
   @HttpCode(200)
   @Header('cache-control', 'no-store')
   @Header('pragma', 'no-cache')
-  token(@Body() body: unknown, @Headers('authorization') authorization?: string) {
-    return this.tokens.exchange(body, authorization);
+  token(@Body() body: unknown, @Req() request: FastifyRequest, @Headers('authorization') authorization?: string) {
+    return this.tokens.exchange(body, authorization, request.ip);
   }
 }

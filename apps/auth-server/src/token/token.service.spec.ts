@@ -1,9 +1,18 @@
 import type { TokenResponse } from '@platform/contracts';
-import { InvalidClientError, InvalidRequestError, UnsupportedGrantTypeError } from '@platform/oauth-errors';
-import { authenticatorOver, directoryClient, type ExpectedOAuthError, expectOAuthError } from '../../test/support/unit-fixtures';
+import { InvalidClientError, InvalidGrantError, InvalidRequestError, TooManyRequestsError, UnsupportedGrantTypeError } from '@platform/oauth-errors';
+import { MemoryRateLimitStore } from '@platform/rate-limits';
+import type { FastifyRequest } from 'fastify';
+import { authenticatorOver, basic, confidentialClient, directoryClient, type ExpectedOAuthError, expectOAuthError } from '../../test/support/unit-fixtures';
+import { MetadataDocumentError } from '../client-metadata-documents';
+import type { AuthConfig } from '../config/auth-config';
+import { loadLimitsConfig } from '../config/limits-config';
 import type { AuthMetrics } from '../observability/auth-metrics';
 import type { AuthorizationCodeGrant } from './grants/authorization-code.grant';
+import type { GrantHandler } from './grants/grant-handler';
 import type { RefreshTokenGrant } from './grants/refresh-token.grant';
+import { UnmatchedGrantError } from './grants/unmatched-grant.error';
+import { TokenEndpointLimits } from './token-endpoint-limits';
+import { TokenEndpointMetrics } from './token-endpoint-metrics';
 import { TokenService } from './token.service';
 
 /**
@@ -14,27 +23,38 @@ import { TokenService } from './token.service';
  */
 
 const CLIENT = directoryClient({ id: 'public-app' });
+const CONFIDENTIAL = confidentialClient('web-app', 'the-secret');
 const RESPONSE: TokenResponse = { access_token: 'at', token_type: 'Bearer', expires_in: 900, scope: 'courses:read' };
+const ADDRESS = '198.51.100.7';
 
-function setup() {
+function setup(env: Record<string, string> = {}, grantError?: Error) {
   const calls: string[] = [];
   const grant = <T extends string>(grantType: T) => ({
     grantType,
-    async handle(client: { id: string }) {
-      calls.push(`${grantType} for ${client.id}`);
+    async handle(client: { id: string }, _params: unknown, context: { address: string }) {
+      calls.push(`${grantType} for ${client.id} from ${context.address}`);
+      if (grantError) throw grantError;
       return RESPONSE;
     },
   });
-  const authorizationCode: Pick<AuthorizationCodeGrant, 'grantType' | 'handle'> = grant('authorization_code');
-  const refreshToken: Pick<RefreshTokenGrant, 'grantType' | 'handle'> = grant('refresh_token');
+  const authorizationCode: GrantHandler = grant('authorization_code');
+  const refreshToken: GrantHandler = grant('refresh_token');
   const metrics: Pick<AuthMetrics, 'tokenIssued'> = { tokenIssued: (grantType) => calls.push(`metric ${grantType}`) };
+  const config = { limits: loadLimitsConfig(env) } as AuthConfig;
+  const limits = new TokenEndpointLimits(new MemoryRateLimitStore(), config, new TokenEndpointMetrics());
   const service = new TokenService(
-    authenticatorOver([CLIENT], (clientId) => calls.push(`findClient ${clientId}`)),
-    authorizationCode as AuthorizationCodeGrant,
-    refreshToken as RefreshTokenGrant,
+    authenticatorOver([CLIENT, CONFIDENTIAL], (clientId) => {
+      calls.push(`findClient ${clientId}`);
+      if (clientId.startsWith('https://')) throw new MetadataDocumentError('unreachable', 'the document could not be fetched');
+    }),
+    authorizationCode as unknown as AuthorizationCodeGrant,
+    refreshToken as unknown as RefreshTokenGrant,
+    limits,
     metrics as AuthMetrics,
   );
-  return { service, calls };
+  /** Whether the token route's hook refuses this address before reading the body. */
+  const refusedAt = (ip: string) => limits.failureCheck().check({} as FastifyRequest, ip) !== undefined;
+  return { service, calls, refusedAt };
 }
 
 interface Case {
@@ -49,12 +69,12 @@ const cases: Case[] = [
   {
     name: 'authorization_code runs the authorization code grant for the authenticated client',
     request: { grant_type: 'authorization_code', client_id: CLIENT.id },
-    expected: { issued: true, calls: ['findClient public-app', 'authorization_code for public-app', 'metric authorization_code'] },
+    expected: { issued: true, calls: ['findClient public-app', `authorization_code for public-app from ${ADDRESS}`, 'metric authorization_code'] },
   },
   {
     name: 'refresh_token runs the refresh token grant',
     request: { grant_type: 'refresh_token', client_id: CLIENT.id },
-    expected: { issued: true, calls: ['findClient public-app', 'refresh_token for public-app', 'metric refresh_token'] },
+    expected: { issued: true, calls: ['findClient public-app', `refresh_token for public-app from ${ADDRESS}`, 'metric refresh_token'] },
   },
   {
     name: 'a missing grant_type → invalid_request, no client lookup',
@@ -87,10 +107,79 @@ describe('TokenService (RFC 6749 §3.2 token endpoint dispatch)', () => {
   it.each(cases)('$name', async ({ request, expected }) => {
     const { service, calls } = setup();
 
-    const outcome = service.exchange(request);
+    const outcome = service.exchange(request, undefined, ADDRESS);
 
     if ('error' in expected) await expectOAuthError(outcome, expected);
     else expect(await outcome).toBe(RESPONSE);
     expect(calls).toEqual(expected.calls);
+  });
+});
+
+describe('TokenService: the limits counted as the request goes on', () => {
+  const tryOnce = (service: TokenService, request: Record<string, string>, ip: string, authorization?: string) =>
+    service.exchange(request, authorization, ip).then(
+      () => 'issued',
+      (error: { error?: string }) => error.error,
+    );
+
+  it('failures that look like guessing throttle their address, not the same client’s users elsewhere', async () => {
+    const { service, refusedAt } = setup({ RATE_LIMIT_TOKEN_FAILURES_PER_IP: '2' });
+    const wrongSecret = { grant_type: 'refresh_token' };
+    for (let i = 0; i < 3; i++) expect(await tryOnce(service, wrongSecret, '203.0.113.66', basic(CONFIDENTIAL.id, 'guess'))).toBe('invalid_client');
+    expect(refusedAt('203.0.113.66')).toBe(true);
+    expect(refusedAt(ADDRESS)).toBe(false);
+    expect(await tryOnce(service, wrongSecret, ADDRESS, basic(CONFIDENTIAL.id, 'the-secret'))).toBe('issued');
+  });
+
+  it('an IPv6 guesser is counted per /64: rotating addresses within it does not help', async () => {
+    const { service, refusedAt } = setup({ RATE_LIMIT_TOKEN_FAILURES_PER_IP: '2' });
+    for (let i = 1; i <= 3; i++) await tryOnce(service, { grant_type: 'refresh_token', client_id: 'nobody' }, `2001:db8:1:2::${i}`);
+    expect(refusedAt('2001:db8:1:2::ffff')).toBe(true);
+    expect(refusedAt('2001:db8:1:3::1')).toBe(false);
+  });
+
+  it.each<[string, Record<string, string>, Error | undefined]>([
+    ['an unmatched code or refresh token', { grant_type: 'refresh_token', client_id: CLIENT.id }, new UnmatchedGrantError('x')],
+    ['an unknown client', { grant_type: 'refresh_token', client_id: 'nobody' }, undefined],
+  ])('counts %s', async (_name, request, grantError) => {
+    const { service, refusedAt } = setup({ RATE_LIMIT_TOKEN_FAILURES_PER_IP: '2' }, grantError);
+    for (let i = 0; i < 3; i++) await tryOnce(service, request, ADDRESS);
+    expect(refusedAt(ADDRESS)).toBe(true);
+  });
+
+  it.each<[string, Record<string, string>, Error | undefined]>([
+    ['an expired, revoked or rotated-out refresh token (known, ordinary)', { grant_type: 'refresh_token', client_id: CLIENT.id }, new InvalidGrantError('x', 'expired or revoked')],
+    ['a metadata document that could not be fetched (the document host’s failure)', { grant_type: 'refresh_token', client_id: 'https://agent.example/client.json' }, undefined],
+    ['a malformed request', { client_id: CLIENT.id }, undefined],
+    ['an unsupported grant type', { grant_type: 'password', client_id: CLIENT.id }, undefined],
+  ])('never counts %s', async (_name, request, grantError) => {
+    const { service, refusedAt } = setup({ RATE_LIMIT_TOKEN_FAILURES_PER_IP: '2' }, grantError);
+    for (let i = 0; i < 5; i++) expect(await tryOnce(service, request, ADDRESS)).not.toBe('issued');
+    expect(refusedAt(ADDRESS)).toBe(false);
+  });
+
+  it('a client that authenticated spends its own budget, checked before any grant runs', async () => {
+    const { service, calls } = setup({ RATE_LIMIT_TOKEN_PER_AUTHENTICATED_CLIENT: '2' });
+    const request = { grant_type: 'refresh_token' };
+    for (let i = 0; i < 2; i++) expect(await tryOnce(service, request, ADDRESS, basic(CONFIDENTIAL.id, 'the-secret'))).toBe('issued');
+    calls.length = 0;
+    const refused = await service.exchange(request, basic(CONFIDENTIAL.id, 'the-secret'), '203.0.113.1').catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(TooManyRequestsError);
+    expect(refused).toMatchObject({ description: expect.stringMatching(/^Too many requests to the token endpoint for this client; retry after \d+ seconds$/) });
+    expect(calls).toEqual([`findClient ${CONFIDENTIAL.id}`]);
+  });
+
+  it('nobody can spend a confidential client’s budget without its secret, nor a public client’s at all', async () => {
+    const { service } = setup({ RATE_LIMIT_TOKEN_PER_AUTHENTICATED_CLIENT: '2', RATE_LIMIT_TOKEN_FAILURES_PER_IP: '1000' });
+    for (let i = 0; i < 10; i++) expect(await tryOnce(service, { grant_type: 'refresh_token' }, '203.0.113.66', basic(CONFIDENTIAL.id, 'guess'))).toBe('invalid_client');
+    for (let i = 0; i < 10; i++) expect(await tryOnce(service, { grant_type: 'refresh_token', client_id: CLIENT.id }, `203.0.113.${i}`)).toBe('issued');
+    expect(await tryOnce(service, { grant_type: 'refresh_token' }, ADDRESS, basic(CONFIDENTIAL.id, 'the-secret'))).toBe('issued');
+  });
+
+  it('RATE_LIMITS_ENABLED=false: nothing is counted', async () => {
+    const { service, refusedAt } = setup({ RATE_LIMITS_ENABLED: 'false', RATE_LIMIT_TOKEN_FAILURES_PER_IP: '1', RATE_LIMIT_TOKEN_PER_AUTHENTICATED_CLIENT: '1' });
+    for (let i = 0; i < 3; i++) await tryOnce(service, { grant_type: 'refresh_token', client_id: 'nobody' }, ADDRESS);
+    expect(refusedAt(ADDRESS)).toBe(false);
+    for (let i = 0; i < 3; i++) expect(await tryOnce(service, { grant_type: 'refresh_token' }, ADDRESS, basic(CONFIDENTIAL.id, 'the-secret'))).toBe('issued');
   });
 });

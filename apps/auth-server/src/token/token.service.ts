@@ -1,6 +1,7 @@
 import { Injectable, Optional } from '@nestjs/common';
 import type { TokenResponse } from '@platform/contracts';
 import { UnsupportedGrantTypeError } from '@platform/oauth-errors';
+import { addressBucket } from '@platform/rate-limits';
 import { ClientAuthenticator } from '../client-auth/client-authenticator';
 import { readClientCredentials } from '../client-auth/client-credentials';
 import { FormParams } from '../http/form-params';
@@ -9,8 +10,13 @@ import { AuthorizationCodeGrant } from './grants/authorization-code.grant';
 import type { GrantHandler } from './grants/grant-handler';
 import { RefreshTokenGrant } from './grants/refresh-token.grant';
 import { SUPPORTED_GRANT_TYPES } from './grants/supported-grant-types';
+import { TokenEndpointLimits } from './token-endpoint-limits';
 
-/** The token endpoint: read the grant type, authenticate the client, run the grant. */
+/**
+ * The token endpoint: read the grant type, authenticate the client, spend its budget if it
+ * authenticated, run the grant; a failure that looks like guessing is counted against the
+ * caller's address (TokenEndpointLimits).
+ */
 @Injectable()
 export class TokenService {
   private readonly grants: ReadonlyMap<string, GrantHandler>;
@@ -19,6 +25,7 @@ export class TokenService {
     private readonly clientAuth: ClientAuthenticator,
     authorizationCode: AuthorizationCodeGrant,
     refreshToken: RefreshTokenGrant,
+    private readonly limits: TokenEndpointLimits,
     // Optional: test modules built without the app's ObservabilityModule still work.
     @Optional() private readonly metrics?: AuthMetrics,
   ) {
@@ -30,14 +37,23 @@ export class TokenService {
     }
   }
 
-  async exchange(body: unknown, authorization?: string): Promise<TokenResponse> {
-    const params = FormParams.from(body);
-    const grantType = params.required('grant_type', 100);
-    const grant = this.grants.get(grantType);
-    if (!grant) throw new UnsupportedGrantTypeError(`Unsupported grant_type; supported: ${[...this.grants.keys()].join(', ')}`);
-    const client = await this.clientAuth.authenticate(readClientCredentials(params, authorization));
-    const response = await grant.handle(client, params);
-    this.metrics?.tokenIssued(grantType);
-    return response;
+  /** `clientIp`: the caller's address (request.ip: X-Forwarded-For believed from TRUSTED_PROXIES only). */
+  async exchange(body: unknown, authorization: string | undefined, clientIp: string): Promise<TokenResponse> {
+    const address = addressBucket(clientIp);
+    try {
+      const params = FormParams.from(body);
+      const grantType = params.required('grant_type', 100);
+      const grant = this.grants.get(grantType);
+      if (!grant) throw new UnsupportedGrantTypeError(`Unsupported grant_type; supported: ${[...this.grants.keys()].join(', ')}`);
+      const client = await this.clientAuth.authenticate(readClientCredentials(params, authorization));
+      const admitted = this.limits.admitClient(client);
+      if (admitted) await admitted;
+      const response = await grant.handle(client, params, { address });
+      this.metrics?.tokenIssued(grantType);
+      return response;
+    } catch (error) {
+      await this.limits.failed(address, error);
+      throw error;
+    }
   }
 }

@@ -7,7 +7,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { realRedisUrl } from '../../../../tools/test-support/real-services';
-import { DEMO, FormAgent, authorizationUrl, pkce, post, registerClient } from './support/oauth';
+import { DEMO, FormAgent, REDIRECT_URI, authorizationCode, authorizationUrl, pkce, post, registerClient } from './support/oauth';
 import { INTROSPECTION_CLIENT, type HardenedAuthServer, createAccount, startHardenedAuthServer } from './support/hardened-auth-server';
 import { PrivateRedis, waitFor } from '../../../../tools/test-support/private-redis';
 
@@ -18,9 +18,16 @@ const off = new Set((process.env['HARDENING_OFF'] ?? '').split(',').filter(Boole
 const LIMITS = {
   RATE_LIMITS_ENABLED: off.has('rate-limits') ? 'false' : 'true',
   RATE_LIMIT_REGISTRATION_PER_IP: '3',
-  RATE_LIMIT_TOKEN_PER_CLIENT: '4',
   RATE_LIMIT_TOKEN_PER_IP: '8',
+  // The per-address, per-grant, per-user and per-client token windows: short, so a test can wait one out.
+  RATE_LIMIT_TOKEN_WINDOW_SECONDS: '3',
+  RATE_LIMIT_TOKEN_FAILURES_PER_IP: '4',
+  RATE_LIMIT_TOKEN_PER_GRANT: '3',
+  RATE_LIMIT_TOKEN_PER_USER: '6',
+  RATE_LIMIT_TOKEN_PER_AUTHENTICATED_CLIENT: '3',
   RATE_LIMIT_INTROSPECTION_PER_CALLER: '3',
+  // Short, so that a test can present a token rotated out past it.
+  REFRESH_REUSE_GRACE_SECONDS: '1',
   LOGIN_FREE_FAILURES_PER_ACCOUNT: off.has('login-throttle') ? '1000000' : '3',
   LOGIN_FREE_FAILURES_PER_IP: off.has('login-throttle') ? '1000000' : '6',
   LOGIN_BACKOFF_BASE_SECONDS: '2',
@@ -39,6 +46,33 @@ function expectTooManyRequests(response: { status: number; headers: Headers; jso
   expect(Number.isInteger(retryAfter) && retryAfter > 0).toBe(true);
   expect(response.json()).toEqual({ error: 'too_many_requests', error_description: expect.stringMatching(subject) });
 }
+
+const TOKEN_PATH = '/api/oauth/token';
+
+/** A user's first tokens for the client, the code exchanged from `ip`. */
+async function signIn(server: HardenedAuthServer, client: { client_id: string; client_secret?: string }, ip: string, account = DEMO) {
+  const { verifier, challenge } = pkce();
+  const code = await authorizationCode(server.url, client.client_id, challenge, account);
+  const response = await post(
+    `${server.url}${TOKEN_PATH}`,
+    { grant_type: 'authorization_code', code, redirect_uri: REDIRECT_URI, code_verifier: verifier, client_id: client.client_id, ...(client.client_secret ? { client_secret: client.client_secret } : {}) },
+    from(ip),
+  );
+  expect(response.status).toBe(200);
+  return response.json<{ refresh_token: string }>().refresh_token;
+}
+
+function refresh(server: HardenedAuthServer, clientId: string, refreshToken: string, ip: string) {
+  return post(`${server.url}${TOKEN_PATH}`, { grant_type: 'refresh_token', refresh_token: refreshToken, client_id: clientId }, from(ip));
+}
+
+async function newUser(server: HardenedAuthServer) {
+  const account = { email: `user-${randomBytes(4).toString('hex')}@academy.test`, password: 'a-password-of-theirs' };
+  await createAccount(server, account.email, account.password);
+  return account;
+}
+
+const waitOut = (response: { headers: Headers }) => new Promise((resolve) => setTimeout(resolve, Number(response.headers.get('retry-after')) * 1000 + 200));
 
 async function tryLogin(server: HardenedAuthServer, agent: FormAgent, clientId: string, email: string, password: string) {
   const login = await agent.open(authorizationUrl(server.url, clientId, pkce().challenge));
@@ -70,39 +104,120 @@ function describeLimits(name: string, redisUrl: () => string | undefined) {
       await registerClient(server.url, {}, from(address()));
     });
 
-    it('token endpoint: per client_id, whichever address sends it', async () => {
-      const client = `unknown-client-${randomBytes(4).toString('hex')}`;
-      for (let i = 0; i < 4; i++) {
-        const response = await post(`${server.url}/api/oauth/token`, { grant_type: 'refresh_token', refresh_token: 'x'.repeat(43), client_id: client }, from(address()));
-        expect(response.status).toBe(401);
-      }
-      const refused = await post(`${server.url}/api/oauth/token`, { grant_type: 'refresh_token', refresh_token: 'x'.repeat(43), client_id: client }, from(address()));
-      expectTooManyRequests(refused, /token endpoint for this client/);
-      // The same client named in HTTP Basic (RFC 6749 §2.3.1) draws on the same budget.
-      const basic = `Basic ${Buffer.from(`${client}:secret`).toString('base64')}`;
-      const viaBasic = await post(`${server.url}/api/oauth/token`, { grant_type: 'refresh_token', refresh_token: 'x'.repeat(43) }, { ...from(address()), authorization: basic });
-      expectTooManyRequests(viaBasic, /token endpoint for this client/);
+    it('token endpoint: naming a public client from another address spends nothing of its users’ budgets; that address is throttled for its failures', async () => {
+      const client = await registerClient(server.url, {}, from(address()));
+      const user = address();
+      let refreshToken = await signIn(server, client, user);
+      const guesser = address();
+      const answers: number[] = [];
+      for (let i = 0; i < 12; i++) answers.push((await refresh(server, client.client_id, randomBytes(32).toString('base64url'), guesser)).status);
+      expect(answers.slice(0, 4)).toEqual(Array(4).fill(400));
+      expect(answers.slice(4)).toEqual(Array(8).fill(429));
+      expectTooManyRequests(await refresh(server, client.client_id, 'x'.repeat(43), guesser), /token endpoint from this address after its failed requests/);
+      // The client's user, elsewhere: served.
+      const served = await refresh(server, client.client_id, refreshToken, user);
+      expect(served.status).toBe(200);
+      refreshToken = served.json<{ refresh_token: string }>().refresh_token;
+      // Another address, even naming an unknown client: its own count.
+      expect((await post(`${server.url}${TOKEN_PATH}`, { grant_type: 'refresh_token', refresh_token: 'x'.repeat(43), client_id: 'nobody' }, from(address()))).status).toBe(401);
     });
 
-    it('token endpoint: per address, whichever client_ids it names', async () => {
+    it('token endpoint: wrong client secrets (invalid_client) count as failures too', async () => {
+      const ip = address();
+      const basic = `Basic ${Buffer.from(`${INTROSPECTION_CLIENT.id}:not-the-secret`).toString('base64')}`;
+      for (let i = 0; i < 4; i++) {
+        expect((await post(`${server.url}${TOKEN_PATH}`, { grant_type: 'refresh_token', refresh_token: 'x'.repeat(43) }, { ...from(ip), authorization: basic })).status).toBe(401);
+      }
+      expectTooManyRequests(await post(`${server.url}${TOKEN_PATH}`, { grant_type: 'refresh_token', refresh_token: 'x'.repeat(43) }, { ...from(ip), authorization: basic }), /after its failed requests/);
+    });
+
+    it('token endpoint: ordinary failures (rotated-out and revoked refresh tokens presented again) never throttle an address', async () => {
+      const client = await registerClient(server.url, {}, from(address()));
+      const ip = address();
+      const first = await signIn(server, client, ip, await newUser(server));
+      expect((await refresh(server, client.client_id, first, ip)).status).toBe(200);
+      await new Promise((resolve) => setTimeout(resolve, (server.config.ttl.refreshReuseGrace + 1) * 1000));
+      // Past the reuse window, from another address: reuse, the grant is revoked; then a revoked
+      // token, again and again: more than the address's four failures, fewer than its eight requests.
+      const other = address();
+      for (let i = 0; i < 7; i++) {
+        const response = await refresh(server, client.client_id, first, other);
+        expect(response.status).toBe(400);
+        expect(response.json()).toMatchObject({ error: 'invalid_grant' });
+      }
+    });
+
+    it('token endpoint: per address, before the body is read: a flood of requests that are not even guesses', async () => {
       const ip = address();
       for (let i = 0; i < 8; i++) {
-        const response = await post(`${server.url}/api/oauth/token`, { grant_type: 'refresh_token', refresh_token: 'x', client_id: `c${i}-${ip}` }, from(ip));
-        expect(response.status).not.toBe(429);
+        const response = await post(`${server.url}${TOKEN_PATH}`, { client_id: `c${i}-${ip}` }, from(ip));
+        expect(response.status).toBe(400);
       }
-      expectTooManyRequests(await post(`${server.url}/api/oauth/token`, { grant_type: 'refresh_token', client_id: 'fresh' }, from(ip)), /token endpoint/);
+      expectTooManyRequests(await post(`${server.url}${TOKEN_PATH}`, { grant_type: 'refresh_token', client_id: 'fresh' }, from(ip)), /^Too many requests to the token endpoint;/);
     });
 
-    it('introspection: per caller', async () => {
-      const caller = { client_id: INTROSPECTION_CLIENT.id, client_secret: INTROSPECTION_CLIENT.secret, token: 'x'.repeat(43) };
-      // The resource server's budget is shared by every test of this server: spend what is left.
-      let response;
-      for (let i = 0; i < 4; i++) {
-        response = await post(`${server.url}/api/oauth/introspect`, caller, from(address()));
-        if (response.status === 429) break;
-        expect(response.json()).toEqual({ active: false });
+    it('token endpoint: one grant refreshing in a loop is refused BEFORE its token rotates: after the window the same token works', async () => {
+      const client = await registerClient(server.url, {}, from(address()));
+      let refreshToken = await signIn(server, client, address(), await newUser(server));
+      // The code exchange was the grant's first of three. A success is counted as it is answered
+      // (with Redis, once Redis answers): at most one more may get through meanwhile.
+      let served = 0;
+      let refused;
+      while (served < 4) {
+        const response = await refresh(server, client.client_id, refreshToken, address());
+        if (response.status !== 200) {
+          refused = response;
+          break;
+        }
+        served++;
+        refreshToken = response.json<{ refresh_token: string }>().refresh_token;
       }
-      expectTooManyRequests(response as NonNullable<typeof response>, /introspection endpoint/);
+      expect(served).toBeGreaterThanOrEqual(2);
+      expect(served).toBeLessThanOrEqual(3);
+      expectTooManyRequests(refused as NonNullable<typeof refused>, /token endpoint for this grant/);
+      await waitOut(refused as NonNullable<typeof refused>);
+      // Not rotated by the refused request: the token the client holds is still the current one.
+      expect((await refresh(server, client.client_id, refreshToken, address())).status).toBe(200);
+    });
+
+    it('token endpoint: one user hammering over several grants is refused for the user', async () => {
+      const account = await newUser(server);
+      const clients = await Promise.all([0, 1, 2].map(() => registerClient(server.url, {}, from(address()))));
+      const tokens: string[] = [];
+      for (const client of clients) tokens.push(await signIn(server, client, address(), account));
+      // Past the window of the code exchanges: the six refreshes below are the user's six.
+      await new Promise((resolve) => setTimeout(resolve, 3_200));
+      for (let i = 0; i < 6; i++) {
+        const which = i % 3;
+        const response = await refresh(server, clients[which].client_id, tokens[which], address());
+        expect(response.status).toBe(200);
+        tokens[which] = response.json<{ refresh_token: string }>().refresh_token;
+      }
+      // Each grant has spent two of its three; the user all six. With Redis the sixth is counted
+      // once Redis answers, a moment after its response.
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      expectTooManyRequests(await refresh(server, clients[2].client_id, tokens[2], address()), /token endpoint for this user/);
+    });
+
+    it('token endpoint: a confidential client spends its own budget once authenticated; failed attempts naming it spend none of it', async () => {
+      const client = await registerClient(server.url, { token_endpoint_auth_method: 'client_secret_post' }, from(address()));
+      const basic = `Basic ${Buffer.from(`${client.client_id}:wrong`).toString('base64')}`;
+      for (let i = 0; i < 6; i++) {
+        expect((await post(`${server.url}${TOKEN_PATH}`, { grant_type: 'refresh_token', refresh_token: 'x'.repeat(43) }, { ...from(address()), authorization: basic })).status).toBe(401);
+      }
+      const own = { grant_type: 'refresh_token', refresh_token: 'x'.repeat(43), client_id: client.client_id, client_secret: client.client_secret as string };
+      // Unknown refresh tokens: authenticated, then refused by the grant (each from a fresh address, so not throttled as failures).
+      for (let i = 0; i < 3; i++) expect((await post(`${server.url}${TOKEN_PATH}`, own, from(address()))).status).toBe(400);
+      expectTooManyRequests(await post(`${server.url}${TOKEN_PATH}`, own, from(address())), /token endpoint for this client/);
+    });
+
+    it('introspection: per caller and address', async () => {
+      const caller = { client_id: INTROSPECTION_CLIENT.id, client_secret: INTROSPECTION_CLIENT.secret, token: 'x'.repeat(43) };
+      const ip = address();
+      for (let i = 0; i < 3; i++) expect((await post(`${server.url}/api/oauth/introspect`, caller, from(ip))).json()).toEqual({ active: false });
+      expectTooManyRequests(await post(`${server.url}/api/oauth/introspect`, caller, from(ip)), /introspection endpoint/);
+      // Naming the same caller from another address spent nothing of this one's budget, and the other way round.
+      expect((await post(`${server.url}/api/oauth/introspect`, caller, from(address()))).json()).toEqual({ active: false });
     });
 
     it('login: a locked account and an unknown email answer alike: 429 page with Retry-After, after the free failures', async () => {
@@ -190,6 +305,16 @@ if (realRedisUrl()) {
       await registerClient(second.url, {}, from(ip));
       await registerClient(first.url, {}, from(ip));
       expectTooManyRequests(await post(`${second.url}/api/oauth/register`, { json: { redirect_uris: ['http://127.0.0.1/cb'] } }, from(ip)), /registration/);
+    });
+
+    it('share the failure count of an address: the other instance refuses it from its own next failure on', async () => {
+      const ip = address();
+      const guess = () => ({ grant_type: 'refresh_token', refresh_token: randomBytes(32).toString('base64url'), client_id: 'nobody' });
+      for (let i = 0; i < 4; i++) expect((await post(`${first.url}${TOKEN_PATH}`, guess(), from(ip))).status).toBe(401);
+      expect((await post(`${first.url}${TOKEN_PATH}`, guess(), from(ip))).status).toBe(429);
+      // The second instance has not counted this address yet: one more failure, whose count is the shared one.
+      expect((await post(`${second.url}${TOKEN_PATH}`, guess(), from(ip))).status).toBe(401);
+      expectTooManyRequests(await post(`${second.url}${TOKEN_PATH}`, guess(), from(ip)), /after its failed requests/);
     });
 
     it('share the login lock of an account', async () => {

@@ -3,9 +3,15 @@ import type { RegisteredClient } from '../../clients/clients.repository';
 import { FormParams } from '../../http/form-params';
 import { hashToken } from '../../crypto/tokens';
 import { type ExpectedOAuthError, expectOAuthError, expectTokenResponse, grantConfig, HOUR, ISSUER, recordingRevoker, registeredClient, tokenIssuerOver } from '../../../test/support/unit-fixtures';
+import { MemoryRateLimitStore } from '@platform/rate-limits';
+import { loadLimitsConfig } from '../../config/limits-config';
+import { Clock } from '../clock';
+import { TokenEndpointLimits } from '../token-endpoint-limits';
+import { TokenEndpointMetrics } from '../token-endpoint-metrics';
 import type { ConsumedCodeRow, IssuedRow, NewTokens, TokenQueries } from '../token-queries';
 import { AuthorizationCodeGrant } from './authorization-code.grant';
 import { challengeOf } from './pkce';
+import { UnmatchedGrantError } from './unmatched-grant.error';
 
 /**
  * Table-driven unit spec (fosite flow_authorize_code_token_test.go style): each case names what
@@ -16,7 +22,7 @@ import { challengeOf } from './pkce';
  * (test/support/unit-fixtures.ts).
  */
 
-const config = grantConfig();
+const config = { ...grantConfig(), limits: loadLimitsConfig({}) };
 
 const CODE = 'code-abcdefghijklmnopqrstuvwxyz';
 const VERIFIER = 'v'.repeat(43);
@@ -95,7 +101,8 @@ function setup(codes: Record<string, StoredCode>) {
   const storage: Storage = new Map(Object.entries(codes).map(([raw, code]) => [hashToken(raw), code]));
   const calls: string[] = [];
   const issuer = tokenIssuerOver(config, () => calls.push('remember access token'));
-  const grant = new AuthorizationCodeGrant(config, queriesDouble(storage, calls) as TokenQueries, issuer, recordingRevoker(calls));
+  const limits = new TokenEndpointLimits(new MemoryRateLimitStore(), config, new TokenEndpointMetrics());
+  const grant = new AuthorizationCodeGrant(config, queriesDouble(storage, calls) as TokenQueries, issuer, recordingRevoker(calls), limits, new Clock());
   return { grant, storage, calls };
 }
 
@@ -218,16 +225,16 @@ const cases: Case[] = [
     expected: { error: InvalidRequestError, code: 'invalid_request', description: 'The resource parameter is malformed', calls: [] },
   },
   {
-    name: 'an unknown code → invalid_grant, nothing revoked',
+    name: 'an unknown code → invalid_grant, nothing revoked, counted as guessing',
     given: { codes: {} },
     request: exchange(),
-    expected: { error: InvalidGrantError, code: 'invalid_grant', description: INVALID, calls: ['consumeCodeAndIssue', 'findCodeClientByHash'] },
+    expected: { error: UnmatchedGrantError, code: 'invalid_grant', description: INVALID, calls: ['consumeCodeAndIssue', 'findCodeClientByHash'] },
   },
   {
-    name: "another client's code → invalid_grant, the owner's grant is not revoked (§4.1.3)",
+    name: "another client's code → invalid_grant, the owner's grant is not revoked (§4.1.3), counted as guessing",
     given: { codes: { [CODE]: storedCode({ clientId: 'client-b' }) } },
     request: exchange(),
-    expected: { error: InvalidGrantError, code: 'invalid_grant', description: INVALID, calls: ['consumeCodeAndIssue', 'findCodeClientByHash'] },
+    expected: { error: UnmatchedGrantError, code: 'invalid_grant', description: INVALID, calls: ['consumeCodeAndIssue', 'findCodeClientByHash'] },
   },
   {
     name: 'a code used twice → invalid_grant and the grant is revoked (§4.1.2, RFC 9700 §4.5)',
@@ -255,22 +262,22 @@ const cases: Case[] = [
     expected: { error: InvalidGrantError, code: 'invalid_grant', description: INVALID, detail: 'expired or revoked', calls: ['consumeCodeAndIssue'] },
   },
   {
-    name: 'a redirect_uri not identical to the authorization request’s → invalid_grant (§4.1.3)',
+    name: 'a redirect_uri not identical to the authorization request’s → invalid_grant (§4.1.3), counted as guessing',
     given: { codes: { [CODE]: storedCode() } },
     request: exchange({ redirect_uri: `${REDIRECT}/` }),
     expected: {
-      error: InvalidGrantError,
+      error: UnmatchedGrantError,
       code: 'invalid_grant',
       description: 'redirect_uri does not match the one of the authorization request',
       calls: ['consumeCodeAndIssue'],
     },
   },
   {
-    name: 'a code_verifier that does not match the code_challenge → invalid_grant (RFC 7636 §4.6)',
+    name: 'a code_verifier that does not match the code_challenge → invalid_grant (RFC 7636 §4.6), counted as guessing',
     given: { codes: { [CODE]: storedCode() } },
     request: exchange({ code_verifier: 'w'.repeat(43) }),
     expected: {
-      error: InvalidGrantError,
+      error: UnmatchedGrantError,
       code: 'invalid_grant',
       description: 'PKCE verification failed: code_verifier does not match the code_challenge',
       calls: ['consumeCodeAndIssue'],
@@ -289,6 +296,8 @@ describe('AuthorizationCodeGrant (RFC 6749 §4.1.3, RFC 7636, RFC 8707)', () => 
 
     if ('error' in expected) {
       await expectOAuthError(outcome, expected);
+      // A known code used again, too late or in a revoked grant is ordinary, not guessing.
+      if (expected.error === InvalidGrantError) expect(await outcome.catch((error: unknown) => error)).not.toBeInstanceOf(UnmatchedGrantError);
     } else {
       const response = await outcome;
       expectTokenResponse(response, expected.response.scope);

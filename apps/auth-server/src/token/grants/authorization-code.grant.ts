@@ -6,17 +6,25 @@ import type { FormParams } from '../../http/form-params';
 import { AUTH_CONFIG, type AuthConfig } from '../../config/auth-config';
 import { hashToken } from '../../crypto/tokens';
 import { MAX_RESOURCE_LENGTH, MAX_RESOURCES, resolveResource } from '../../resources/resource-indicator';
+import { Clock } from '../clock';
 import { GrantRevoker } from '../grant-revoker';
+import { newRefreshFamily } from '../refresh-family';
+import { TokenEndpointLimits } from '../token-endpoint-limits';
 import { TokenIssuer } from '../token-issuer';
 import { type ConsumedCodeRow, TokenQueries } from '../token-queries';
 import type { GrantHandler } from './grant-handler';
 import { challengeOf, isWellFormedVerifier, verifierMatchesChallenge } from './pkce';
 import { AUTHORIZATION_CODE_GRANT, REFRESH_TOKEN_GRANT } from './supported-grant-types';
+import { UnmatchedGrantError } from './unmatched-grant.error';
+
+const INVALID = 'The authorization code is invalid, expired or already used';
 
 /**
  * RFC 6749 §4.1.3 with PKCE (RFC 7636 §4.5–4.6). The usual request is one statement: consume
  * the code and issue the tokens (TokenQueries.consumeCodeAndIssue); when that issues nothing,
- * what it returned (or the code's owner) says why.
+ * what it returned (or the code's owner) says why. A code that matches nothing of the client's,
+ * or whose verifier or redirect_uri does not match, is an UnmatchedGrantError (counted against
+ * the caller's address); a known code used again or too late is not.
  */
 @Injectable()
 export class AuthorizationCodeGrant implements GrantHandler {
@@ -27,6 +35,8 @@ export class AuthorizationCodeGrant implements GrantHandler {
     private readonly queries: TokenQueries,
     private readonly issuer: TokenIssuer,
     private readonly revoker: GrantRevoker,
+    private readonly limits: TokenEndpointLimits,
+    private readonly clock: Clock,
   ) {}
 
   async handle(client: RegisteredClient, params: FormParams): Promise<TokenResponse> {
@@ -44,38 +54,41 @@ export class AuthorizationCodeGrant implements GrantHandler {
 
     const codeHash = hashToken(code);
     const consumption: { code: ConsumedCodeRow | null } = { code: null };
-    const issued = await this.issuer.issue(client.grantTypes.includes(REFRESH_TOKEN_GRANT), async (tokens) => {
+    // A new grant: its refresh tokens start a family of their own (refresh-family.ts).
+    const family = client.grantTypes.includes(REFRESH_TOKEN_GRANT) ? newRefreshFamily() : null;
+    const issued = await this.issuer.issue(family, async (tokens) => {
       // RFC 6749 §4.1.2: "The client MUST NOT use the authorization code more than once." One
       // statement consumes it (of parallel ones, exactly one) and issues when the checks pass.
       consumption.code = await this.queries.consumeCodeAndIssue(codeHash, client.id, redirectUri, challengeOf(verifier), tokens);
       return consumption.code?.issued ?? null;
     });
-    if (issued) return this.issuer.withIdToken(issued);
+    if (issued) {
+      this.limits.issued(family ?? undefined, issued.userId);
+      return this.issuer.withIdToken(issued);
+    }
 
     const consumed = consumption.code;
     if (!consumed) {
       // RFC 6749 §4.1.3: "ensure that the authorization code was issued to the authenticated client".
       const stored = await this.queries.findCodeClientByHash(codeHash);
-      if (!stored || stored.clientId !== client.id) {
-        throw new InvalidGrantError('The authorization code is invalid, expired or already used');
-      }
+      if (!stored || stored.clientId !== client.id) throw new UnmatchedGrantError(INVALID);
       // RFC 9700 §4.5 / RFC 6749 §4.1.2: "If an authorization code is used more than once,
       // the authorization server MUST deny the request and SHOULD revoke (when possible) all
       // tokens previously issued based on that authorization code."
       await this.revoker.revokeGrant(stored.grantId, 'code_replay');
-      throw new InvalidGrantError('The authorization code is invalid, expired or already used', 'code replay');
+      throw new InvalidGrantError(INVALID, 'code replay');
     }
     // Consumed, but refused (the code is used up all the same):
-    if (consumed.expiresAt <= new Date() || consumed.grantRevokedAt) {
-      throw new InvalidGrantError('The authorization code is invalid, expired or already used', 'expired or revoked');
+    if (consumed.expiresAt <= this.clock.now() || consumed.grantRevokedAt) {
+      throw new InvalidGrantError(INVALID, 'expired or revoked');
     }
     // §4.1.3: the redirect_uri must be "identical" to the one of the authorization request.
     if (redirectUri !== consumed.redirectUri) {
-      throw new InvalidGrantError('redirect_uri does not match the one of the authorization request', 'redirect_uri does not match');
+      throw new UnmatchedGrantError('redirect_uri does not match the one of the authorization request', 'redirect_uri does not match');
     }
     if (!verifierMatchesChallenge(verifier, consumed.codeChallenge)) {
-      throw new InvalidGrantError('PKCE verification failed: code_verifier does not match the code_challenge', 'PKCE verification failed');
+      throw new UnmatchedGrantError('PKCE verification failed: code_verifier does not match the code_challenge', 'PKCE verification failed');
     }
-    throw new InvalidGrantError('The authorization code is invalid, expired or already used', 'refused');
+    throw new InvalidGrantError(INVALID, 'refused');
   }
 }

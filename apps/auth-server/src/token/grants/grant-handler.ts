@@ -2,9 +2,14 @@ import type { TokenResponse } from '@platform/contracts';
 import type { RegisteredClient } from '../../clients/clients.repository';
 import type { FormParams } from '../../http/form-params';
 
+/** What a grant knows of the request besides its parameters. */
+export interface GrantContext {
+  /** The caller's address bucket (@platform/rate-limits addressBucket): IPv4 as is, IPv6 per /64. */
+  address: string;
+}
+
 /** One grant type of the token endpoint (RFC 6749 §4.1.3, §6). */
 export interface GrantHandler {
   readonly grantType: string;
-  handle(client: RegisteredClient, params: FormParams): Promise<TokenResponse>;
+  handle(client: RegisteredClient, params: FormParams, context: GrantContext): Promise<TokenResponse>;
 }
-

@@ -1,10 +1,18 @@
-import { InvalidGrantError, InvalidRequestError, InvalidScopeError, InvalidTargetError, UnauthorizedClientError } from '@platform/oauth-errors';
+import { InvalidGrantError, InvalidRequestError, InvalidScopeError, InvalidTargetError, TooManyRequestsError, UnauthorizedClientError } from '@platform/oauth-errors';
+import { MemoryRateLimitStore } from '@platform/rate-limits';
 import type { RegisteredClient } from '../../clients/clients.repository';
+import type { AuthConfig } from '../../config/auth-config';
+import { loadLimitsConfig } from '../../config/limits-config';
 import { FormParams } from '../../http/form-params';
 import { hashToken } from '../../crypto/tokens';
 import { type ExpectedOAuthError, expectOAuthError, expectTokenResponse, grantConfig, HOUR, ISSUER, OPAQUE_TOKEN, recordingRevoker, registeredClient, tokenIssuerOver } from '../../../test/support/unit-fixtures';
+import { Clock } from '../clock';
+import { rotationAddressTag } from '../rotation-address';
+import { TokenEndpointLimits } from '../token-endpoint-limits';
+import { TokenEndpointMetrics } from '../token-endpoint-metrics';
 import type { IssuedRow, NewTokens, RefreshTokenRow, TokenQueries } from '../token-queries';
 import { RefreshTokenGrant } from './refresh-token.grant';
+import { UnmatchedGrantError } from './unmatched-grant.error';
 
 /**
  * Table-driven unit spec (fosite flow_refresh_test.go style): each case names the refresh tokens
@@ -16,9 +24,21 @@ import { RefreshTokenGrant } from './refresh-token.grant';
  */
 
 const GRACE_SECONDS = 30;
-const config = grantConfig(GRACE_SECONDS);
+
+function configWith(env: Record<string, string> = {}): AuthConfig {
+  return { ...grantConfig(GRACE_SECONDS), limits: loadLimitsConfig(env) };
+}
+const config = configWith();
 
 const TOKEN = 'refresh-abcdefghijklmnopqrstuvwxyz';
+/** A token of a family (refresh-family.ts): 12 characters of family id, then 43. */
+const FAMILY = 'FamilyId-abc';
+const FAMILY_TOKEN = `${FAMILY}${'f'.repeat(43)}`;
+/** The caller's address bucket, and another one. */
+const ADDRESS = '198.51.100.7';
+const ELSEWHERE = '203.0.113.9';
+/** What the rotation keeps of ADDRESS for TOKEN. */
+const ROTATED_HERE = rotationAddressTag(hashToken(TOKEN), ADDRESS);
 const secondsAgo = (seconds: number) => new Date(Date.now() - seconds * 1000);
 
 interface Storage {
@@ -66,7 +86,7 @@ function queriesDouble(
 ): Pick<TokenQueries, 'rotateRefreshTokenAndIssue' | 'issueForGrant' | 'findRefreshTokenByHash'> {
   const grantRevoked = (token: RefreshTokenRow) => token.grant.revokedAt !== null || storage.grantsRevoked.has(token.grantId);
   return {
-    async rotateRefreshTokenAndIssue(presentedHash, clientId, requested, tokens: NewTokens) {
+    async rotateRefreshTokenAndIssue(presentedHash, clientId, requested, tokens: NewTokens, addressTag) {
       calls.push(`rotateRefreshTokenAndIssue ${requested ? requested.scope : 'null'}`);
       const token = storage.tokens.get(presentedHash);
       // null when nothing rotated: unknown, another client's, rotated, revoked, expired, grant
@@ -76,6 +96,7 @@ function queriesDouble(
       const granted = token.scope.split(' ');
       if (requested && !requested.scopes.every((scope) => granted.includes(scope))) return null;
       token.rotatedAt = tokens.now;
+      token.rotationAddressTag = addressTag;
       if (tokens.refresh) storage.tokens.set(tokens.refresh.tokenHash, { ...token, ...tokens.refresh, rotatedAt: null, issuedAt: tokens.now });
       return issuedRow(token, requested?.scope ?? token.scope);
     },
@@ -93,7 +114,7 @@ function queriesDouble(
   };
 }
 
-function setup(tokens: RefreshTokenRow[], revokeGrantMeanwhile = false) {
+function setup(tokens: RefreshTokenRow[], revokeGrantMeanwhile = false, grantConfiguration = config) {
   const storage: Storage = { tokens: new Map(tokens.map((token) => [token.tokenHash, token])), grantsRevoked: new Set() };
   const calls: string[] = [];
   const queries = queriesDouble(storage, calls);
@@ -107,13 +128,15 @@ function setup(tokens: RefreshTokenRow[], revokeGrantMeanwhile = false) {
     };
   }
   const revoker = recordingRevoker(calls, (grantId) => storage.grantsRevoked.add(grantId));
-  const grant = new RefreshTokenGrant(config, queries as TokenQueries, tokenIssuerOver(config), revoker);
+  const metrics = new TokenEndpointMetrics();
+  const limits = new TokenEndpointLimits(new MemoryRateLimitStore(), grantConfiguration, metrics);
+  const grant = new RefreshTokenGrant(grantConfiguration, queries as TokenQueries, tokenIssuerOver(grantConfiguration), revoker, limits, metrics, new Clock());
   return { grant, storage, calls };
 }
 
 interface Case {
   name: string;
-  given: { tokens: RefreshTokenRow[]; client?: Partial<RegisteredClient>; revokeGrantMeanwhile?: boolean };
+  given: { tokens: RefreshTokenRow[]; client?: Partial<RegisteredClient>; revokeGrantMeanwhile?: boolean; env?: Record<string, string>; address?: string };
   request: Record<string, string | string[]>;
   expected: (ExpectedOAuthError & { calls: string[] }) | { response: { scope: string }; calls: string[] };
   /** The presented token's stored rotation afterwards: rotated now, or left as it was. */
@@ -210,23 +233,23 @@ const cases: Case[] = [
     expected: { error: InvalidRequestError, code: 'invalid_request', description: 'Too many resource parameters', calls: [] },
   },
   {
-    name: 'an unknown refresh token → invalid_grant',
+    name: 'an unknown refresh token → invalid_grant, counted as guessing (UnmatchedGrantError)',
     given: { tokens: [] },
     request: { refresh_token: TOKEN },
-    expected: { error: InvalidGrantError, code: 'invalid_grant', description: INVALID, calls: [ROTATE, 'findRefreshTokenByHash'] },
+    expected: { error: UnmatchedGrantError, code: 'invalid_grant', description: INVALID, calls: [ROTATE, 'findRefreshTokenByHash'] },
   },
   {
-    name: 'a refresh token of another client → invalid_grant, left untouched (§6)',
+    name: 'a refresh token of another client → invalid_grant, left untouched (§6), counted as guessing',
     given: { tokens: [storedToken({ clientId: 'client-b' })] },
     request: { refresh_token: TOKEN },
-    expected: { error: InvalidGrantError, code: 'invalid_grant', description: INVALID, calls: [ROTATE, 'findRefreshTokenByHash'] },
+    expected: { error: UnmatchedGrantError, code: 'invalid_grant', description: INVALID, calls: [ROTATE, 'findRefreshTokenByHash'] },
     presentedRotatedByThisRequest: false,
   },
   {
     name: "another client's token rotated long ago → invalid_grant, its grant NOT revoked",
-    given: { tokens: [storedToken({ clientId: 'client-b', rotatedAt: secondsAgo(3600) })] },
+    given: { tokens: [storedToken({ clientId: 'client-b', rotatedAt: secondsAgo(3600), rotationAddressTag: ROTATED_HERE })] },
     request: { refresh_token: TOKEN },
-    expected: { error: InvalidGrantError, code: 'invalid_grant', description: INVALID, calls: [ROTATE, 'findRefreshTokenByHash'] },
+    expected: { error: UnmatchedGrantError, code: 'invalid_grant', description: INVALID, calls: [ROTATE, 'findRefreshTokenByHash'] },
   },
   {
     name: 'a revoked refresh token → invalid_grant',
@@ -303,8 +326,44 @@ const cases: Case[] = [
     },
   },
   {
-    name: 'rotated after the reuse window → invalid_grant and the whole grant is revoked (RFC 9700 §4.14.2)',
+    name: 'rotated after the reuse window, no address kept (rotated before it was) → invalid_grant and the whole grant is revoked (RFC 9700 §4.14.2)',
     given: { tokens: [storedToken({ rotatedAt: secondsAgo(GRACE_SECONDS + 5) })] },
+    request: { refresh_token: TOKEN },
+    expected: {
+      error: InvalidGrantError,
+      code: 'invalid_grant',
+      description: INVALID,
+      detail: 'refresh token reuse',
+      calls: [ROTATE, 'findRefreshTokenByHash', 'revokeGrant grant-1 refresh_token_reuse'],
+    },
+  },
+  {
+    name: 'rotated out 2 h ago from another address → reuse: the whole grant is revoked',
+    given: { tokens: [storedToken({ rotatedAt: secondsAgo(7200), rotationAddressTag: ROTATED_HERE })], address: ELSEWHERE },
+    request: { refresh_token: TOKEN },
+    expected: {
+      error: InvalidGrantError,
+      code: 'invalid_grant',
+      description: INVALID,
+      detail: 'refresh token reuse',
+      calls: [ROTATE, 'findRefreshTokenByHash', 'revokeGrant grant-1 refresh_token_reuse'],
+    },
+  },
+  {
+    name: 'rotated out 2 h ago from this same address → a stale session: invalid_grant, the grant kept',
+    given: { tokens: [storedToken({ rotatedAt: secondsAgo(7200), rotationAddressTag: ROTATED_HERE })] },
+    request: { refresh_token: TOKEN },
+    expected: {
+      error: InvalidGrantError,
+      code: 'invalid_grant',
+      description: INVALID,
+      detail: 'stale session: rotated out from this address, grant kept',
+      calls: [ROTATE, 'findRefreshTokenByHash'],
+    },
+  },
+  {
+    name: 'REFRESH_STALE_SESSIONS_KEEP_GRANT=false: the same presentation revokes the grant',
+    given: { tokens: [storedToken({ rotatedAt: secondsAgo(7200), rotationAddressTag: ROTATED_HERE })], env: { REFRESH_STALE_SESSIONS_KEEP_GRANT: 'false' } },
     request: { refresh_token: TOKEN },
     expected: {
       error: InvalidGrantError,
@@ -318,10 +377,10 @@ const cases: Case[] = [
 
 describe('RefreshTokenGrant (RFC 6749 §6, RFC 9700 §4.14.2 rotation with a reuse window, RFC 8707)', () => {
   it.each(cases)('$name', async ({ given, request, expected, presentedRotatedByThisRequest }) => {
-    const { grant, storage, calls } = setup(given.tokens, given.revokeGrantMeanwhile);
+    const { grant, storage, calls } = setup(given.tokens, given.revokeGrantMeanwhile, given.env ? configWith(given.env) : config);
     const rotatedBefore = storage.tokens.get(hashToken(TOKEN))?.rotatedAt ?? null;
 
-    const outcome = grant.handle(client(given.client), FormParams.from(request));
+    const outcome = grant.handle(client(given.client), FormParams.from(request), { address: given.address ?? ADDRESS });
 
     if ('error' in expected) {
       await expectOAuthError(outcome, expected);
@@ -336,5 +395,49 @@ describe('RefreshTokenGrant (RFC 6749 §6, RFC 9700 §4.14.2 rotation with a reu
       const rotatedAfter = storage.tokens.get(hashToken(TOKEN))?.rotatedAt ?? null;
       expect(rotatedAfter !== rotatedBefore).toBe(presentedRotatedByThisRequest);
     }
+  });
+});
+
+describe('RefreshTokenGrant: the rotation keeps the caller’s address tag and the token’s family', () => {
+  it('keeps the tag of the rotating address on the rotated-out token', async () => {
+    const { grant, storage } = setup([storedToken()]);
+    await grant.handle(client(), FormParams.from({ refresh_token: TOKEN }), { address: ADDRESS });
+    expect(storage.tokens.get(hashToken(TOKEN))?.rotationAddressTag).toBe(ROTATED_HERE);
+  });
+
+  it('a token of a family has successors (and siblings) of the same family; a token without one starts one', async () => {
+    const { grant } = setup([storedToken({ tokenHash: hashToken(FAMILY_TOKEN) }), storedToken({ rotatedAt: secondsAgo(2) })]);
+    const successor = await grant.handle(client(), FormParams.from({ refresh_token: FAMILY_TOKEN }), { address: ADDRESS });
+    expect(successor.refresh_token).toMatch(new RegExp(`^${FAMILY}[A-Za-z0-9_-]{43}$`));
+    const sibling = await grant.handle(client(), FormParams.from({ refresh_token: TOKEN }), { address: ADDRESS });
+    expect(sibling.refresh_token).toMatch(/^[A-Za-z0-9_-]{55}$/);
+    expect(sibling.refresh_token?.startsWith(FAMILY)).toBe(false);
+  });
+});
+
+describe('RefreshTokenGrant: the per-grant limit (RATE_LIMIT_TOKEN_PER_GRANT)', () => {
+  it('counts each success of a family and refuses the next refresh BEFORE it rotates: the client keeps a working token', async () => {
+    const limited = configWith({ RATE_LIMIT_TOKEN_PER_GRANT: '2' });
+    const { grant, storage, calls } = setup([storedToken({ tokenHash: hashToken(FAMILY_TOKEN) })], false, limited);
+    let current = FAMILY_TOKEN;
+    for (let i = 0; i < 2; i++) {
+      current = (await grant.handle(client(), FormParams.from({ refresh_token: current }), { address: ADDRESS })).refresh_token as string;
+    }
+    calls.length = 0;
+    const refused = await grant.handle(client(), FormParams.from({ refresh_token: current }), { address: ADDRESS }).catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(TooManyRequestsError);
+    expect(refused).toMatchObject({ description: expect.stringMatching(/^Too many requests to the token endpoint for this grant; retry after \d+ seconds$/) });
+    // Nothing rotated: the token the client holds is still the current one.
+    expect(calls).toEqual([]);
+    expect(storage.tokens.get(hashToken(current))?.rotatedAt).toBeNull();
+  });
+
+  it('another grant (another family) is not affected', async () => {
+    const limited = configWith({ RATE_LIMIT_TOKEN_PER_GRANT: '1' });
+    const other = `OtherFamily0${'o'.repeat(43)}`;
+    const { grant } = setup([storedToken({ tokenHash: hashToken(FAMILY_TOKEN) }), storedToken({ tokenHash: hashToken(other), grantId: 'grant-2' })], false, limited);
+    const next = await grant.handle(client(), FormParams.from({ refresh_token: FAMILY_TOKEN }), { address: ADDRESS });
+    await expect(grant.handle(client(), FormParams.from({ refresh_token: next.refresh_token as string }), { address: ADDRESS })).rejects.toBeInstanceOf(TooManyRequestsError);
+    await expect(grant.handle(client(), FormParams.from({ refresh_token: other }), { address: ADDRESS })).resolves.toMatchObject({ token_type: 'Bearer' });
   });
 });

@@ -1,4 +1,4 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { TokenResponse } from '@platform/contracts';
 import { InvalidGrantError, InvalidScopeError, UnauthorizedClientError } from '@platform/oauth-errors';
 import { formatScopes, parseScopeString, scopesOutside } from '@platform/scopes';
@@ -7,12 +7,18 @@ import type { FormParams } from '../../http/form-params';
 import { AUTH_CONFIG, type AuthConfig } from '../../config/auth-config';
 import { hashToken } from '../../crypto/tokens';
 import { MAX_RESOURCE_LENGTH, MAX_RESOURCES, resolveResource } from '../../resources/resource-indicator';
+import { Clock } from '../clock';
 import { GrantRevoker } from '../grant-revoker';
+import { newRefreshFamily, refreshFamilyOf } from '../refresh-family';
+import { rotationAddressTag } from '../rotation-address';
+import { TokenEndpointLimits } from '../token-endpoint-limits';
+import { TokenEndpointMetrics } from '../token-endpoint-metrics';
 import { type IssuedTokens, TokenIssuer } from '../token-issuer';
-import { TokenQueries } from '../token-queries';
-import type { GrantHandler } from './grant-handler';
-import { decideRefresh } from './refresh-reuse';
+import { type RefreshTokenRow, TokenQueries } from '../token-queries';
+import type { GrantContext, GrantHandler } from './grant-handler';
+import { decideRefresh, type ReusePolicy } from './refresh-reuse';
 import { REFRESH_TOKEN_GRANT } from './supported-grant-types';
+import { UnmatchedGrantError } from './unmatched-grant.error';
 
 const INVALID = 'The refresh token is invalid, expired or revoked';
 
@@ -21,37 +27,58 @@ interface RefreshRequest {
   /** The parsed `scope` parameter (unknown names included), or null when absent. */
   requestedScopes: string[] | null;
   resources: string[];
+  /** The family of the presented token, which its successors keep (a new one for a token without). */
+  family: string;
+  /** The family the presented token names, if any: the per-grant limit's key. */
+  presentedFamily: string | undefined;
+  /** The caller's address bucket. */
+  address: string;
 }
 
 /**
- * RFC 6749 §6 with refresh token rotation (RFC 9700 §4.14.2) and a short reuse window
- * (refresh-reuse.ts). The usual request is one statement: rotate the current token and issue
- * its successor pair (TokenQueries.rotateRefreshTokenAndIssue). When that rotates nothing, the
- * token's committed state says why, checked in the order of §6.
+ * RFC 6749 §6 with refresh token rotation (RFC 9700 §4.14.2), a short reuse window and the
+ * stale sessions of agent CLIs (refresh-reuse.ts). The usual request is one statement: rotate
+ * the current token and issue its successor pair (TokenQueries.rotateRefreshTokenAndIssue).
+ * When that rotates nothing, the token's committed state says why, checked in the order of §6.
+ * A grant over its budget is refused before anything rotates (TokenEndpointLimits).
  */
 @Injectable()
 export class RefreshTokenGrant implements GrantHandler {
   readonly grantType = REFRESH_TOKEN_GRANT;
+  private readonly logger = new Logger('RefreshTokenGrant');
+  private readonly policy: ReusePolicy;
 
   constructor(
     @Inject(AUTH_CONFIG) private readonly config: AuthConfig,
     private readonly queries: TokenQueries,
     private readonly issuer: TokenIssuer,
     private readonly revoker: GrantRevoker,
-  ) {}
+    private readonly limits: TokenEndpointLimits,
+    private readonly metrics: TokenEndpointMetrics,
+    private readonly clock: Clock,
+  ) {
+    this.policy = { graceSeconds: config.ttl.refreshReuseGrace, staleSessionsKeepGrant: config.limits.refreshStaleSessionsKeepGrant };
+  }
 
-  async handle(client: RegisteredClient, params: FormParams): Promise<TokenResponse> {
+  async handle(client: RegisteredClient, params: FormParams, context: GrantContext): Promise<TokenResponse> {
     const presented = params.required('refresh_token', 512);
     const requestedScope = params.optional('scope', 2000);
+    const presentedFamily = refreshFamilyOf(presented);
     const request: RefreshRequest = {
       presentedHash: hashToken(presented),
       requestedScopes: requestedScope === undefined ? null : parseScopeString(requestedScope),
       resources: params.all('resource', MAX_RESOURCE_LENGTH, MAX_RESOURCES),
+      family: presentedFamily ?? newRefreshFamily(),
+      presentedFamily,
+      address: context.address,
     };
     if (!client.grantTypes.includes(this.grantType)) {
       throw new UnauthorizedClientError('This client is not registered for the refresh_token grant');
     }
+    // Before the rotation: a refused grant keeps its current token for its next try.
+    this.limits.admitRefresh(presentedFamily);
     const issued = (this.mayRotateAtOnce(request) ? await this.rotate(client, request) : null) ?? (await this.afterNoRotation(client, request));
+    this.limits.issued(request.family, issued.userId);
     return this.issuer.withIdToken(issued);
   }
 
@@ -74,8 +101,9 @@ export class RefreshTokenGrant implements GrantHandler {
    */
   private rotate(client: RegisteredClient, request: RefreshRequest): Promise<IssuedTokens | null> {
     const requested = request.requestedScopes && { scopes: request.requestedScopes, scope: formatScopes(request.requestedScopes) };
-    return this.issuer.issue(true, (tokens) =>
-      this.queries.rotateRefreshTokenAndIssue(request.presentedHash, client.id, requested, tokens),
+    const addressTag = rotationAddressTag(request.presentedHash, request.address);
+    return this.issuer.issue(request.family, (tokens) =>
+      this.queries.rotateRefreshTokenAndIssue(request.presentedHash, client.id, requested, tokens, addressTag),
     );
   }
 
@@ -83,7 +111,7 @@ export class RefreshTokenGrant implements GrantHandler {
   private async afterNoRotation(client: RegisteredClient, request: RefreshRequest): Promise<IssuedTokens> {
     const stored = await this.queries.findRefreshTokenByHash(request.presentedHash);
     // §6: the server MUST "validate the refresh token" and check it was issued to this client.
-    if (!stored || stored.clientId !== client.id) throw new InvalidGrantError(INVALID);
+    if (!stored || stored.clientId !== client.id) throw new UnmatchedGrantError(INVALID);
     if (stored.revokedAt || stored.grant.revokedAt) throw new InvalidGrantError(INVALID, 'revoked');
 
     const originalScopes = parseScopeString(stored.scope);
@@ -97,15 +125,20 @@ export class RefreshTokenGrant implements GrantHandler {
     // RFC 8707 §2: invalid_target for any resource this server does not serve.
     for (const resource of request.resources) resolveResource(this.config.apiResource, resource);
 
-    const decision = decideRefresh(stored, new Date(), this.config.ttl.refreshReuseGrace);
+    const now = this.clock.now();
+    const decision = decideRefresh(stored, now, this.policy, this.fromRotatingAddress(stored, request));
     if (decision === 'grace') {
       // §6: the new refresh token keeps "identical" scope to the one it replaces. In the reuse
       // window, a sibling pair of the same grant: the successor issued first stays valid.
-      const sibling = await this.issuer.issue(true, (tokens) =>
+      const sibling = await this.issuer.issue(request.family, (tokens) =>
         this.queries.issueForGrant(stored.grantId, stored.scope, formatScopes(accessScopes), tokens),
       );
       if (sibling) return sibling;
       throw new InvalidGrantError(INVALID, 'grant revoked meanwhile');
+    }
+    if (decision === 'stale') {
+      await this.staleSession(stored, now, request);
+      throw new InvalidGrantError(INVALID, 'stale session: rotated out from this address, grant kept');
     }
     if (decision === 'reuse') {
       // RFC 9700 §4.14.2: when a rotated refresh token is presented again, the server
@@ -116,5 +149,20 @@ export class RefreshTokenGrant implements GrantHandler {
     // 'invalid' (expired), or 'rotate': current again by now, which only a race can produce;
     // the client may try again.
     throw new InvalidGrantError(INVALID, decision === 'rotate' ? 'not rotated' : 'expired or revoked');
+  }
+
+  private fromRotatingAddress(stored: RefreshTokenRow, request: RefreshRequest): boolean {
+    const kept = stored.rotationAddressTag;
+    return kept != null && kept === rotationAddressTag(request.presentedHash, request.address);
+  }
+
+  /** Refused without revoking: a warning, a count, and the time it took spent from the grant's budget. */
+  private async staleSession(stored: RefreshTokenRow, now: Date, request: RefreshRequest): Promise<void> {
+    const minutes = Math.round((now.getTime() - (stored.rotatedAt as Date).getTime()) / 60_000);
+    this.logger.warn(
+      `Stale session: a refresh token of grant ${stored.grantId} (client ${stored.clientId}) rotated out ${minutes} min ago was presented again from the address that rotated it; refused, grant kept`,
+    );
+    this.metrics.staleSession();
+    await this.limits.presented(request.presentedFamily);
   }
 }
