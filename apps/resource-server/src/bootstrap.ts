@@ -9,6 +9,8 @@ import { ResourceMetrics } from './observability/resource-metrics';
 import { DemoDataSeeder } from './seed/demo-data.seeder';
 import { registerUploadParsers } from './storage/upload-parsers';
 import { publishOpenApiDocument } from './openapi';
+import { registerMcpLimits } from './rate-limits/mcp-limits';
+import { withRequestLimits } from './rate-limits/rate-limits.module';
 
 /** What a caller (main.ts, a test) may choose: the event bus, the log level, where logs go. */
 export type ResourceServerOptions = ServiceAppOptions;
@@ -27,12 +29,13 @@ export async function createResourceServer(
       service: 'resource-server',
       trustedProxies: config.trustedProxies,
       logLevel: config.operations.logLevel,
-      module: (logging) => AppModule.register(config, eventBus, logging),
+      module: (logging) => withRequestLimits(AppModule.register(config, eventBus, logging), config),
       metrics: ResourceMetrics,
     },
     options,
   );
   registerUploadParsers(app.getHttpAdapter().getInstance(), config.storage.maxUploadBytes);
+  registerMcpLimits(app);
   // Browser clients on any origin call the API with bearer tokens, never cookies: no
   // credentials, so no origin can ride on a user's session.
   await registerCors(app, {

@@ -1,4 +1,4 @@
-import { type ExecutionContext, Inject, Injectable } from '@nestjs/common';
+import { type ExecutionContext, Inject, Injectable, Optional } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { AuthGuard } from '@nestjs/passport';
 import {
@@ -10,6 +10,7 @@ import {
 } from '@platform/oauth-errors';
 import { hasAllScopes } from '@platform/scopes';
 import { BEARER_STRATEGY } from './bearer.strategy';
+import { CALLER_ADMISSION, type CallerAdmission } from './caller-admission';
 import { challengeOf, MissingTokenError, withChallenge } from './challenges';
 import { ANONYMOUS_ACCESS_KEY, PUBLIC_ROUTE_KEY, REQUIRED_SCOPES_KEY } from './metadata-keys';
 import { BEARER_AUTH_OPTIONS, type ResolvedBearerAuthOptions } from './options';
@@ -17,6 +18,8 @@ import { ANONYMOUS, type AuthPrincipal, type TokenPrincipal } from './principal'
 import { TokenValidator } from './token-validator';
 
 interface GuardedRequest {
+  method: string;
+  ip: string;
   headers: Record<string, string | string[] | undefined>;
   query?: unknown;
   body?: unknown;
@@ -65,6 +68,7 @@ export class BearerScopeGuard extends AuthGuard(BEARER_STRATEGY) {
     private readonly reflector: Reflector,
     @Inject(BEARER_AUTH_OPTIONS) private readonly options: ResolvedBearerAuthOptions,
     private readonly validator: TokenValidator,
+    @Optional() @Inject(CALLER_ADMISSION) private readonly admission?: CallerAdmission,
   ) {
     super();
   }
@@ -88,7 +92,13 @@ export class BearerScopeGuard extends AuthGuard(BEARER_STRATEGY) {
     // Thrown once, here: Nest refuses a request only on a guard's exception.
     if (outcome instanceof OAuthError) throw this.challenge(outcome, rule, required);
     request.principal = outcome;
-    return true;
+    return this.admit(request, outcome);
+  }
+
+  /** The caller is known: the application's admission (its request rate limits) may still refuse it. */
+  private admit(request: GuardedRequest, principal: AuthPrincipal): true | Promise<true> {
+    const admitted = this.admission?.admit(request, principal);
+    return admitted instanceof Promise ? admitted.then(() => true) : true;
   }
 
   /**
@@ -124,16 +134,18 @@ export class BearerScopeGuard extends AuthGuard(BEARER_STRATEGY) {
     rule: RouteRule,
     required: readonly string[],
   ): Promise<boolean> {
+    let principal: TokenPrincipal;
     try {
       await super.canActivate(context);
-      const principal = request.user as TokenPrincipal;
+      principal = request.user as TokenPrincipal;
       const refusal = scopeRefusal(principal, rule, required);
       if (refusal) throw refusal;
       request.principal = principal;
     } catch (error) {
       throw this.challenge(error, rule, required);
     }
-    return true;
+    // Outside the try: a refusal of the admission is not a bearer challenge.
+    return this.admit(request, principal);
   }
 
   /** withChallenge, with the route's two fixed challenges built once. */

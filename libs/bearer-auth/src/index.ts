@@ -8,3 +8,4 @@ export { TokenValidator } from './token-validator';
 export { unannotatedRoutes } from './route-annotation.check';
 export { MissingTokenError, withChallenge } from './challenges';
 export { bearerTokenOf } from './bearer-header';
+export { CALLER_ADMISSION, type AdmittedRequest, type CallerAdmission } from './caller-admission';

@@ -1,6 +1,6 @@
 import { introspectionClientEnv, OAUTH_PATHS, productionIntrospectionSecretProblem, withoutTrailingSlashes } from '@platform/contracts';
 import { envProblems, hostEnv, operationsConfig, operationsEnv, type OperationsConfig, portEnv } from '@platform/observability';
-import { trustedProxiesSchema } from '@platform/rate-limits';
+import { type Limit, trustedProxiesSchema } from '@platform/rate-limits';
 import { uploadMaxBytesEnv } from '@platform/route-table';
 import { isAbsolute, resolve } from 'node:path';
 import { z } from 'zod';
@@ -16,6 +16,7 @@ const booleanFlag = z
   .transform((value) => value === 'true' || value === '1');
 
 const seconds = (fallback: number) => z.coerce.number().int().positive().default(fallback);
+const count = (fallback: number) => z.coerce.number().int().min(1).max(1_000_000_000).default(fallback);
 
 export const EnvSchema = z.object({
   NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
@@ -45,6 +46,25 @@ export const EnvSchema = z.object({
   EMBEDDED_MODE: booleanFlag.default(false),
   /** Seed the demo schools (refused in production). */
   SEED_DEMO_DATA: booleanFlag.optional(),
+  /** false: no request rate limits on the API and /mcp (rate-limits/). */
+  RATE_LIMITS_ENABLED: booleanFlag.default(true),
+  /**
+   * Writes per user, counted once the bearer token is validated (the principal is known, so
+   * nobody else can spend it): API requests other than GET/HEAD/OPTIONS, and /mcp `tools/call`
+   * of a tool that writes (readOnlyHint false). Answers a runaway agent writing in a loop; an
+   * agent importing a course's content writes far fewer than 10 a second.
+   */
+  RATE_LIMIT_WRITES_PER_USER: count(600),
+  /** The window of RATE_LIMIT_WRITES_PER_USER. */
+  RATE_LIMIT_WRITES_WINDOW_SECONDS: seconds(60),
+  /**
+   * Requests without a token per client address (the public catalogue, the API's anonymous
+   * reads, /mcp without a token): loose, since a hosted agent's egress address carries many
+   * users. 6,000 a minute is 100 a second from one address; reads with a token are not counted.
+   */
+  RATE_LIMIT_ANONYMOUS_PER_IP: count(6000),
+  /** The window of RATE_LIMIT_ANONYMOUS_PER_IP. */
+  RATE_LIMIT_ANONYMOUS_WINDOW_SECONDS: seconds(60),
   /** LOG_LEVEL, HEALTH_CHECK_TIMEOUT_MS, SHUTDOWN_TIMEOUT_MS. */
   ...operationsEnv,
 });
@@ -77,6 +97,8 @@ export interface ResourceConfig {
   embedded: boolean;
   seedDemoData: boolean;
   operations: OperationsConfig;
+  /** Request rate limits (rate-limits/resource-limits.ts): RATE_LIMITS_ENABLED and RATE_LIMIT_*. */
+  rateLimits: { enabled: boolean; writesPerUser: Limit; anonymousPerIp: Limit };
 }
 
 export class ConfigError extends Error {}
@@ -128,6 +150,11 @@ export function loadResourceConfig(env: NodeJS.ProcessEnv = process.env): Resour
     embedded: e.EMBEDDED_MODE,
     seedDemoData,
     operations: operationsConfig(e),
+    rateLimits: {
+      enabled: e.RATE_LIMITS_ENABLED,
+      writesPerUser: { max: e.RATE_LIMIT_WRITES_PER_USER, windowSeconds: e.RATE_LIMIT_WRITES_WINDOW_SECONDS },
+      anonymousPerIp: { max: e.RATE_LIMIT_ANONYMOUS_PER_IP, windowSeconds: e.RATE_LIMIT_ANONYMOUS_WINDOW_SECONDS },
+    },
   };
 }
 
