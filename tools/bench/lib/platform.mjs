@@ -207,9 +207,14 @@ export async function startPlatform({ pinning, profile, log, cimdCaFile }) {
       // One loopback load generator plays thousands of clients: the limits stay on (their cost
       // is part of every figure) but sized out of the way.
       RATE_LIMIT_REGISTRATION_PER_IP: '1000000000',
-      RATE_LIMIT_TOKEN_PER_CLIENT: '1000000000',
       RATE_LIMIT_TOKEN_PER_IP: '1000000000',
+      RATE_LIMIT_TOKEN_FAILURES_PER_IP: '1000000000',
+      RATE_LIMIT_TOKEN_PER_GRANT: '1000000000',
+      RATE_LIMIT_TOKEN_PER_USER: '1000000000',
+      RATE_LIMIT_TOKEN_PER_AUTHENTICATED_CLIENT: '1000000000',
       RATE_LIMIT_INTROSPECTION_PER_CALLER: '1000000000',
+      RATE_LIMIT_WRITES_PER_USER: '1000000000',
+      RATE_LIMIT_ANONYMOUS_PER_IP: '1000000000',
       // Client ID metadata documents from the bench's own site on 127.0.0.1 (development only).
       ...(cimdCaFile ? { CIMD_ALLOW_SPECIAL_USE_HOSTS: 'true', CIMD_EXTRA_CA_FILE: cimdCaFile } : {}),
       ...(redisUrl ? { REDIS_URL: redisUrl } : {}),

@@ -36,7 +36,12 @@ export async function startPlatform(extraEnv: NodeJS.ProcessEnv = {}): Promise<R
     // The suites register hundreds of clients from 127.0.0.1: limits on, but out of their way.
     RATE_LIMIT_REGISTRATION_PER_IP: '100000',
     RATE_LIMIT_TOKEN_PER_IP: '100000',
-    RATE_LIMIT_TOKEN_PER_CLIENT: '100000',
+    RATE_LIMIT_TOKEN_FAILURES_PER_IP: '100000',
+    RATE_LIMIT_TOKEN_PER_GRANT: '100000',
+    RATE_LIMIT_TOKEN_PER_USER: '100000',
+    RATE_LIMIT_TOKEN_PER_AUTHENTICATED_CLIENT: '100000',
+    RATE_LIMIT_WRITES_PER_USER: '100000',
+    RATE_LIMIT_ANONYMOUS_PER_IP: '100000',
     LOGIN_FREE_FAILURES_PER_IP: '100000',
     // The fuzzer signs in with wrong passwords too: the demo account must not end up locked for the other suites.
     LOGIN_FREE_FAILURES_PER_ACCOUNT: '100000',
