@@ -17,6 +17,11 @@ export type ScopeGroup = keyof typeof SCOPE_GROUPS;
 interface ScopeDefinition {
   readonly description: string;
   readonly group: ScopeGroup;
+  /**
+   * The read scope a write scope includes: granting the write scope grants this one with it
+   * (scope-set.ts withIncludedScopes), so a client can read what it writes.
+   */
+  readonly includes?: string;
 }
 
 export const SCOPES = {
@@ -24,40 +29,40 @@ export const SCOPES = {
   profile: { group: 'identity', description: 'See your name' },
   email: { group: 'identity', description: 'See your email address' },
   'courses:read': { group: 'catalog', description: 'See the school’s courses, including unpublished ones' },
-  'courses:write': { group: 'catalog', description: 'Create, edit and delete courses' },
+  'courses:write': { group: 'catalog', description: 'Create, edit and delete courses', includes: 'courses:read' },
   'curriculum:read': { group: 'catalog', description: 'See course sections and lessons' },
-  'curriculum:write': { group: 'catalog', description: 'Create, edit and delete course sections and lessons' },
+  'curriculum:write': { group: 'catalog', description: 'Create, edit and delete course sections and lessons', includes: 'curriculum:read' },
   'lecturers:read': { group: 'catalog', description: 'See lecturer profiles' },
-  'lecturers:write': { group: 'catalog', description: 'Create, edit and delete lecturer profiles' },
+  'lecturers:write': { group: 'catalog', description: 'Create, edit and delete lecturer profiles', includes: 'lecturers:read' },
   'posts:read': { group: 'catalog', description: 'See blog posts, including drafts' },
-  'posts:write': { group: 'catalog', description: 'Write, edit and delete blog posts' },
+  'posts:write': { group: 'catalog', description: 'Write, edit and delete blog posts', includes: 'posts:read' },
   'comments:read': { group: 'catalog', description: 'See comments on posts and lessons' },
   'events:read': { group: 'catalog', description: 'See events, including private ones' },
-  'events:write': { group: 'catalog', description: 'Create, edit and delete events' },
+  'events:write': { group: 'catalog', description: 'Create, edit and delete events', includes: 'events:read' },
   'digital_products:read': { group: 'catalog', description: 'See digital products' },
-  'digital_products:write': { group: 'catalog', description: 'Create, edit and delete digital products' },
+  'digital_products:write': { group: 'catalog', description: 'Create, edit and delete digital products', includes: 'digital_products:read' },
   'pages:read': { group: 'catalog', description: 'See site pages, including drafts' },
-  'pages:write': { group: 'catalog', description: 'Create, edit and delete site pages' },
+  'pages:write': { group: 'catalog', description: 'Create, edit and delete site pages', includes: 'pages:read' },
   'forms:read': { group: 'catalog', description: 'See forms and the answers people submitted' },
   'storage:write': { group: 'catalog', description: 'Upload files to the school’s storage' },
   'students:read': { group: 'people', description: 'See students and their enrollments' },
-  'students:write': { group: 'people', description: 'Add, edit and remove students and enrollments' },
+  'students:write': { group: 'people', description: 'Add, edit and remove students and enrollments', includes: 'students:read' },
   'members:read': { group: 'people', description: 'See the school’s team members and their roles' },
-  'members:write': { group: 'people', description: 'Invite, edit and remove team members' },
+  'members:write': { group: 'people', description: 'Invite, edit and remove team members', includes: 'members:read' },
   'orders:read': { group: 'commerce', description: 'See orders and payments' },
   'coupons:read': { group: 'commerce', description: 'See coupons' },
-  'coupons:write': { group: 'commerce', description: 'Create, edit and delete coupons' },
+  'coupons:write': { group: 'commerce', description: 'Create, edit and delete coupons', includes: 'coupons:read' },
   'membership_plans:read': { group: 'commerce', description: 'See membership plans' },
-  'membership_plans:write': { group: 'commerce', description: 'Create, edit and delete membership plans' },
+  'membership_plans:write': { group: 'commerce', description: 'Create, edit and delete membership plans', includes: 'membership_plans:read' },
   'subscriptions:read': { group: 'commerce', description: 'See subscriptions to membership plans' },
-  'subscriptions:write': { group: 'commerce', description: 'Create, change and cancel subscriptions' },
+  'subscriptions:write': { group: 'commerce', description: 'Create, change and cancel subscriptions', includes: 'subscriptions:read' },
   'analytics:read': { group: 'commerce', description: 'See revenue, enrollment and course figures' },
   'school:read': { group: 'school', description: 'See the school’s profile and settings' },
-  'school:write': { group: 'school', description: 'Change the school’s profile and settings' },
+  'school:write': { group: 'school', description: 'Change the school’s profile and settings', includes: 'school:read' },
   'appearance:read': { group: 'school', description: 'See the school’s theme and branding' },
-  'appearance:write': { group: 'school', description: 'Change the school’s theme and branding' },
+  'appearance:write': { group: 'school', description: 'Change the school’s theme and branding', includes: 'appearance:read' },
   'account:read': { group: 'account', description: 'See your account in this school' },
-  'account:write': { group: 'account', description: 'Change your account in this school' },
+  'account:write': { group: 'account', description: 'Change your account in this school', includes: 'account:read' },
 } as const satisfies Record<string, ScopeDefinition>;
 
 export type Scope = keyof typeof SCOPES;

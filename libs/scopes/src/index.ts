@@ -11,4 +11,4 @@ export {
   type ProtocolScope,
   type ScopeGroup,
 } from './catalogue';
-export { isScope, isRequestableScope, scopeDefinition, parseScopeString, unknownScopes, formatScopes, hasAllScopes, scopesOutside } from './scope-set';
+export { isScope, isRequestableScope, scopeDefinition, includedScope, withIncludedScopes, parseScopeString, unknownScopes, formatScopes, hasAllScopes, scopesOutside } from './scope-set';

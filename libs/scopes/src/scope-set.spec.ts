@@ -1,5 +1,16 @@
 import { ALL_SCOPES, AUTHORIZATION_SERVER_SCOPES, BUSINESS_SCOPES, OFFLINE_ACCESS, SCOPES } from './catalogue';
-import { formatScopes, hasAllScopes, scopesOutside, isRequestableScope, isScope, parseScopeString, scopeDefinition, unknownScopes } from './scope-set';
+import {
+  formatScopes,
+  hasAllScopes,
+  includedScope,
+  scopesOutside,
+  isRequestableScope,
+  isScope,
+  parseScopeString,
+  scopeDefinition,
+  unknownScopes,
+  withIncludedScopes,
+} from './scope-set';
 
 describe('the scope catalogue', () => {
   it('has the 38 scopes of the specification, each described', () => {
@@ -69,5 +80,30 @@ describe('offline_access (OpenID Connect Core §11)', () => {
     expect(scopes).toEqual(['openid', 'offline_access']);
     expect(unknownScopes(scopes)).toEqual([]);
     expect(formatScopes(scopes)).toBe('openid offline_access');
+  });
+});
+
+describe('a write scope includes its read scope', () => {
+  it('every write scope with a read scope of the same name includes it, and nothing else includes anything', () => {
+    for (const scope of ALL_SCOPES) {
+      const [resource, access] = scope.split(':');
+      const read = `${resource}:read`;
+      expect([scope, includedScope(scope)]).toEqual([scope, access === 'write' && isScope(read) ? read : undefined]);
+    }
+    // storage:write has no read scope to include.
+    expect(includedScope('storage:write')).toBeUndefined();
+    expect(includedScope('offline_access')).toBeUndefined();
+    expect(includedScope('nonsense')).toBeUndefined();
+  });
+
+  it('withIncludedScopes adds the included read scopes, canonical order, each once', () => {
+    expect(withIncludedScopes(['coupons:write', 'openid'])).toEqual(['openid', 'coupons:read', 'coupons:write']);
+    expect(withIncludedScopes(['coupons:read', 'coupons:write'])).toEqual(['coupons:read', 'coupons:write']);
+    expect(withIncludedScopes(['storage:write', 'offline_access'])).toEqual(['storage:write', 'offline_access']);
+    expect(withIncludedScopes([])).toEqual([]);
+  });
+
+  it('keeps unknown entries for the caller to refuse', () => {
+    expect(withIncludedScopes(['admin:everything', 'courses:write'])).toEqual(['courses:read', 'courses:write', 'admin:everything']);
   });
 });

@@ -15,6 +15,28 @@ export function scopeDefinition(value: Scope | ProtocolScope): { description: st
   return isScope(value) ? SCOPES[value] : PROTOCOL_SCOPES[value];
 }
 
+/** The scope a write scope includes (its read scope), if any. */
+export function includedScope(value: string): string | undefined {
+  return isScope(value) ? (SCOPES[value] as { includes?: string }).includes : undefined;
+}
+
+/**
+ * `scopes` with what each of them includes added (coupons:write brings coupons:read), in
+ * canonical order; unknown entries are kept for the caller to refuse. A write scope includes its
+ * read scope because writing needs reading: finding the course to edit, the student to enroll,
+ * checking what was just saved. Without it every write-then-list costs a second consent round
+ * for access the user has in effect already given. The granted scope names both, so a resource
+ * server checks exactly what it always did.
+ */
+export function withIncludedScopes(scopes: Iterable<string>): string[] {
+  const all = new Set(scopes);
+  for (const scope of [...all]) {
+    const included = includedScope(scope);
+    if (included) all.add(included);
+  }
+  return parseScopeString([...all].join(' '));
+}
+
 /**
  * Splits an RFC 6749 §3.3 scope string ("space-delimited, case-sensitive strings").
  * Duplicates collapse; the result keeps catalogue order so that stored and

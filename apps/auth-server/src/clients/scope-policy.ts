@@ -1,5 +1,5 @@
 import { InvalidScopeError } from '@platform/oauth-errors';
-import { formatScopes, parseScopeString, scopesOutside, unknownScopes } from '@platform/scopes';
+import { formatScopes, parseScopeString, scopesOutside, unknownScopes, withIncludedScopes } from '@platform/scopes';
 
 /**
  * What a client's registration says about scope. Two separate things:
@@ -36,17 +36,21 @@ const MAX_SCOPE_LENGTH = 4096;
 /**
  * The scopes an authorization request asks the user for (canonical order). The requested scope
  * if any (an empty one counts as omitted); else the registered default; else the least-privilege
- * default. Unknown scopes and scopes beyond a ceiling are invalid_scope (RFC 6749 §4.1.2.1).
+ * default. Each write scope brings the read scope it includes (libs/scopes withIncludedScopes):
+ * the user approves both, and the grant and its tokens name both, so resource servers check
+ * exactly what they always did. Unknown scopes and scopes beyond a ceiling are invalid_scope
+ * (RFC 6749 §4.1.2.1); a ceiling that allows a write scope allows what it includes.
  */
 export function resolveRequestedScopes(requested: string | undefined, policy: ClientScopePolicy): string[] {
   if (requested !== undefined && requested.length > MAX_SCOPE_LENGTH) throw new InvalidScopeError('The scope parameter is too long');
   const asked = parseScopeString(requested);
-  const scopes =
-    asked.length > 0 ? asked : policy.defaultScopes.length > 0 ? [...policy.defaultScopes] : [...LEAST_PRIVILEGE_DEFAULT_SCOPES];
+  const scopes = withIncludedScopes(
+    asked.length > 0 ? asked : policy.defaultScopes.length > 0 ? policy.defaultScopes : LEAST_PRIVILEGE_DEFAULT_SCOPES,
+  );
   const unknown = unknownScopes(scopes);
   if (unknown.length > 0) throw new InvalidScopeError(`Unknown scope: ${listForMessage(unknown)}`);
   if (policy.ceiling !== null) {
-    const beyond = scopesOutside(scopes, policy.ceiling);
+    const beyond = scopesOutside(scopes, withIncludedScopes(policy.ceiling));
     if (beyond.length > 0) throw new InvalidScopeError(`This client may not be granted scope: ${listForMessage(beyond)}`);
   }
   return parseScopeString(formatScopes(scopes));

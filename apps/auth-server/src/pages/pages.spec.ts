@@ -84,6 +84,20 @@ describe('pages', () => {
     ]);
   });
 
+  it('shows a write scope and the read scope it includes as one row, once', () => {
+    expect(describeScopes(['orders:read', 'coupons:read', 'coupons:write'])).toEqual([
+      {
+        label: 'Sales and billing',
+        scopes: [
+          { name: 'orders:read', description: 'See orders and payments' },
+          { name: 'coupons:read coupons:write', description: 'See coupons; create, edit and delete coupons' },
+        ],
+      },
+    ]);
+    // A write scope asked without its read scope (a refresh narrowed it, an old grant) reads as it is.
+    expect(describeScopes(['coupons:write'])).toEqual([{ label: 'Sales and billing', scopes: [{ name: 'coupons:write', description: 'Create, edit and delete coupons' }] }]);
+  });
+
   it('groups scopes in catalogue order', () => {
     expect(describeScopes(['students:read', 'openid', 'courses:read']).map((g) => g.label)).toEqual([
       'Your identity',

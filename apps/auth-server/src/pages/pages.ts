@@ -1,4 +1,4 @@
-import { SCOPE_GROUPS, isRequestableScope, scopeDefinition, type ScopeGroup } from '@platform/scopes';
+import { SCOPE_GROUPS, includedScope, isRequestableScope, scopeDefinition, type ScopeGroup } from '@platform/scopes';
 import { Eta } from 'eta';
 import { type Branding, DEFAULT_BRANDING } from '../branding/branding';
 import { themeStyle } from '../branding/theme';
@@ -75,20 +75,35 @@ export interface ScopeGroupView {
   scopes: { name: string; description: string }[];
 }
 
-/** The requested scopes in words, grouped and ordered as in the catalogue. */
+/**
+ * The requested scopes in words, grouped and ordered as in the catalogue. A write scope and the
+ * read scope it includes are one row ("See coupons; create, edit and delete coupons"): the
+ * user reads once what the pair allows.
+ */
 export function describeScopes(scopes: readonly string[]): ScopeGroupView[] {
   const groups = new Map<ScopeGroup, ScopeGroupView>();
   for (const group of Object.keys(SCOPE_GROUPS) as ScopeGroup[]) {
     groups.set(group, { label: SCOPE_GROUPS[group], scopes: [] });
   }
+  const includedByAnother = new Set(scopes.map(includedScope).filter((included) => included !== undefined));
   for (const name of scopes) {
     // Validation has already refused unknown scopes; skip rather than render a blank row.
-    if (!isRequestableScope(name)) continue;
+    if (!isRequestableScope(name) || includedByAnother.has(name)) continue;
     // offline_access (OpenID Connect Core §11) reads "Stay signed in ...".
     const { group, description } = scopeDefinition(name);
-    groups.get(group)?.scopes.push({ name, description });
+    const included = includedScope(name);
+    if (included && scopes.includes(included) && isRequestableScope(included)) {
+      const read = scopeDefinition(included).description;
+      groups.get(group)?.scopes.push({ name: `${included} ${name}`, description: `${read}; ${lowerFirst(description)}` });
+    } else {
+      groups.get(group)?.scopes.push({ name, description });
+    }
   }
   return [...groups.values()].filter((group) => group.scopes.length > 0);
+}
+
+function lowerFirst(text: string): string {
+  return text.charAt(0).toLowerCase() + text.slice(1);
 }
 
 export function renderConsentPage({ branding = DEFAULT_BRANDING, ...data }: ConsentPageData): string {
