@@ -11,6 +11,7 @@ const production = {
   PUBLIC_BASE_URL: 'https://academy.example',
   OIDC_SIGNING_KEYS: '[]',
   INTROSPECTION_CLIENT_SECRET: 'x'.repeat(32),
+  REDIS_URL: 'redis://redis.internal:6379',
 };
 
 describe('loadAuthConfig', () => {
@@ -64,6 +65,7 @@ describe('loadAuthConfig', () => {
     ['EMBEDDED_MODE', { EMBEDDED_MODE: 'true', SEED_DEMO_DATA: 'false' }],
     ['OIDC_SIGNING_KEYS', { OIDC_SIGNING_KEYS: undefined }],
     ['INTROSPECTION_CLIENT_SECRET', { INTROSPECTION_CLIENT_SECRET: 'x'.repeat(31) }],
+    ['REDIS_URL', { REDIS_URL: undefined }],
   ])('refuses development settings in production: %s', (variable, env) => {
     const load = () => loadAuthConfig({ ...production, ...env });
     expect(load).toThrow(ConfigError);

@@ -83,6 +83,15 @@ export interface AuthConfig {
 }
 
 
+/**
+ * Without Redis each replica would count rate limits and login failures on its own and never
+ * hear the others' revocations (their in-process state goes on trusting a revoked token).
+ * The embedded mode (one process each, npm start) keeps its in-process bus; it is refused in
+ * production anyway.
+ */
+const REDIS_URL_IN_PRODUCTION =
+  'REDIS_URL: production needs Redis, shared by every replica of both services (revocation events, rate limits, login backoff)';
+
 export function loadAuthConfig(env: NodeJS.ProcessEnv = process.env): AuthConfig {
   const parsed = EnvSchema.safeParse(env);
   if (!parsed.success) {
@@ -100,6 +109,7 @@ export function loadAuthConfig(env: NodeJS.ProcessEnv = process.env): AuthConfig
     if (publicUrl.protocol !== 'https:') throw new ConfigError('PUBLIC_BASE_URL: production needs an https origin (RFC 8414 §2)');
     if (seedDemoData) throw new ConfigError('SEED_DEMO_DATA: the demo account is never created in production');
     if (e.EMBEDDED_MODE) throw new ConfigError('EMBEDDED_MODE: production needs a real PostgreSQL');
+    if (!e.REDIS_URL) throw new ConfigError(REDIS_URL_IN_PRODUCTION);
     if (!e.OIDC_SIGNING_KEYS && !e.OIDC_SIGNING_KEYS_FILE) {
       throw new ConfigError('OIDC_SIGNING_KEYS: production needs a configured signing key');
     }

@@ -64,8 +64,9 @@ describe('loadResourceConfig', () => {
     ['EMBEDDED_MODE', { EMBEDDED_MODE: 'true', SEED_DEMO_DATA: 'false', STORAGE_DIR: '/srv/files' }],
     ['STORAGE_DIR', {}],
     ['INTROSPECTION_CLIENT_SECRET', { STORAGE_DIR: '/srv/files', INTROSPECTION_CLIENT_SECRET: 'x'.repeat(31) }],
+    ['REDIS_URL', { STORAGE_DIR: '/srv/files', REDIS_URL: undefined }],
   ])('refuses development settings in production: %s', (variable, env) => {
-    const load = () => loadResourceConfig({ ...minimal, NODE_ENV: 'production', ...env });
+    const load = () => loadResourceConfig({ ...minimal, NODE_ENV: 'production', REDIS_URL: 'redis://redis.internal:6379', ...env });
     expect(load).toThrow(ConfigError);
     expect(load).toThrow(new RegExp(`^${variable}: `));
   });
@@ -77,6 +78,7 @@ describe('loadResourceConfig', () => {
       PUBLIC_BASE_URL: 'https://academy.example',
       STORAGE_DIR: '/srv/files',
       INTROSPECTION_CLIENT_SECRET: 'x'.repeat(32),
+      REDIS_URL: 'redis://redis.internal:6379',
       LOG_LEVEL: 'warn',
     });
     expect(config).toMatchObject({ env: 'production', embedded: false, seedDemoData: false, operations: { logLevel: 'warn' } });

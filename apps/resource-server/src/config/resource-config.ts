@@ -118,6 +118,9 @@ export function loadResourceConfig(env: NodeJS.ProcessEnv = process.env): Resour
   if (e.NODE_ENV === 'production') {
     if (seedDemoData) throw new ConfigError('SEED_DEMO_DATA: the demo schools are never created in production');
     if (e.EMBEDDED_MODE) throw new ConfigError('EMBEDDED_MODE: production needs a real PostgreSQL');
+    // Without it each replica validates on its own: deaf to revocations heard by the others'
+    // caches, its rate limits counted per replica (the embedded mode, refused here, keeps its in-process bus).
+    if (!e.REDIS_URL) throw new ConfigError('REDIS_URL: production needs Redis, shared by every replica of both services (revocation events, introspection cache, rate limits)');
     if (!e.STORAGE_DIR) throw new ConfigError('STORAGE_DIR: production needs a directory for uploaded files');
     const secretProblem = productionIntrospectionSecretProblem(e.INTROSPECTION_CLIENT_SECRET);
     if (secretProblem) throw new ConfigError(secretProblem);
