@@ -21,19 +21,31 @@ export interface PurgeCutoffs {
 }
 
 /**
+ * The advisory lock every clean-up batch takes first (any constant no other statement of the
+ * platform locks; Prisma's migrations use 72707369).
+ */
+export const CLEAN_UP_LOCK_KEY = 7_231_004_119;
+
+/**
  * Deletes dead rows in bounded batches. Each batch is one transaction: it picks at most
  * `batchSize` ids, then deletes those still matching the condition (a client authorized or a
- * row changed in between is left alone), so no batch holds many locks or runs long, and two
- * instances running at once only repeat each other's work.
+ * row changed in between is left alone), so no batch holds many locks or runs long.
+ *
+ * One replica cleans up at a time: each batch first takes a transaction-level advisory lock,
+ * without waiting. A transaction-level lock, not a session one, so that it works through a
+ * transaction-pooling PgBouncer and is released with the batch whatever happens to the process.
  */
 @Injectable()
 export class MaintenanceRepository {
   constructor(private readonly prisma: PrismaService) {}
 
-  purgeBatch(kind: PurgeKind, cutoffs: PurgeCutoffs, batchSize: number): Promise<number> {
+  /** The rows deleted, or null when another replica holds the clean-up lock (this batch did nothing). */
+  purgeBatch(kind: PurgeKind, cutoffs: PurgeCutoffs, batchSize: number): Promise<number | null> {
     const { now, unusedClientsCreatedBefore, deadBefore } = cutoffs;
     const dead = { OR: [{ expiresAt: { lt: deadBefore } }, { revokedAt: { lt: deadBefore } }] };
     return this.prisma.$transaction(async (tx) => {
+      const [{ locked }] = await tx.$queryRaw<{ locked: boolean }[]>`SELECT pg_try_advisory_xact_lock(${CLEAN_UP_LOCK_KEY}::bigint) AS locked`;
+      if (!locked) return null;
       const ids = async (rows: Promise<{ id: string }[]>) => (await rows).map((row) => row.id);
       const page = { select: { id: true }, take: batchSize, orderBy: { id: 'asc' as const } };
       switch (kind) {

@@ -30,8 +30,9 @@ const MAX_BATCHES_PER_KIND = 1_000;
  * the previous one has finished (a setInterval or @Interval would start a second pass while a
  * slow one still runs), the timer is unref'd (it never keeps a process or a test alive), the
  * delay is jittered so several instances drift apart, and nothing else has to be registered
- * (ScheduleModule.forRoot() in the app module). Every instance runs it; batches make running
- * twice harmless.
+ * (ScheduleModule.forRoot() in the app module). Every replica schedules it; one cleans up at a
+ * time: a batch that finds the clean-up lock held (MaintenanceRepository) ends this replica's
+ * pass, which the replica holding the lock is doing already. There is no CronJob to run.
  */
 @Injectable()
 export class MaintenanceService implements OnApplicationBootstrap, OnModuleDestroy {
@@ -67,9 +68,13 @@ export class MaintenanceService implements OnApplicationBootstrap, OnModuleDestr
       deadBefore: new Date(now.getTime() - this.settings.graceSeconds * 1000),
     };
     const report = Object.fromEntries(PURGE_ORDER.map((kind) => [kind, 0])) as PurgeReport;
-    for (const kind of PURGE_ORDER) {
+    pass: for (const kind of PURGE_ORDER) {
       for (let batch = 0; batch < MAX_BATCHES_PER_KIND && !this.stopped; batch++) {
         const deleted = await this.repository.purgeBatch(kind, cutoffs, this.settings.batchSize);
+        if (deleted === null) {
+          this.logger.debug('another replica is cleaning up: this pass ends here');
+          break pass;
+        }
         report[kind] += deleted;
         if (deleted < this.settings.batchSize) break;
       }
