@@ -32,7 +32,7 @@ export interface SignInOutcome {
   setCookies: readonly string[];
 }
 
-/** Show the consent page: who asks, where the code would go, for whom, and what in words. */
+/** Show the consent page: who asks, where the code would go, for whom, and what in words (what is new). */
 export interface ConsentOutcome {
   kind: 'consent';
   problem?: ConsentProblem;
@@ -45,8 +45,13 @@ export interface ConsentOutcome {
   };
   /** Exactly as requested: its host is shown, and an https one's origin is a form target. */
   redirectUri: string;
-  /** Canonical order. */
+  /**
+   * What the page asks for, canonical order: the request's scopes less those the user's
+   * remembered consent already covers (all of them when nothing remembered applies).
+   */
   scopes: readonly string[];
+  /** The request's scopes approved before: the page mentions them, briefly. */
+  alreadyGranted: readonly string[];
   user: { name: string; email: string; schoolName: string };
   /** The signed-in user's school's. */
   branding: Branding;
@@ -80,7 +85,7 @@ export interface ErrorPageOutcome {
 
 /**
  * Everything the authorization endpoint can answer. AuthorizeService decides one of the first
- * four; errors are thrown as typed errors and become one of the last two in outcomeOfError();
+ * four (to-client: the code, after the consent page or on remembered consent); errors are thrown as typed errors and become one of the last two in outcomeOfError();
  * authorize-response.ts writes every one of them.
  */
 export type AuthorizeOutcome = SignInOutcome | ConsentOutcome | SignedInOutcome | ToClientOutcome | ErrorPageOutcome;

@@ -71,6 +71,7 @@ function writeConsentPage(reply: FastifyReply, outcome: ConsentOutcome): void {
     clientHost: outcome.client.host,
     loopbackOnly: outcome.client.loopbackOnly,
     scopes: outcome.scopes,
+    alreadyGranted: outcome.alreadyGranted,
     userName: outcome.user.name,
     userEmail: outcome.user.email,
     schoolName: outcome.user.schoolName,

@@ -114,15 +114,30 @@ afterAll(async () => {
   await database?.drop();
 });
 
+// Every test starts with nothing remembered: each approval would otherwise answer for the next
+// test's request (the remembered consent has its own tests below).
+beforeEach(async () => {
+  await prisma.consent.deleteMany();
+});
+
 /** A browser: a cookie jar over inject(). */
 class Browser {
   readonly cookies = new Map<string, string>();
+
+  constructor(
+    /** The User-Agent this browser sends. */
+    readonly userAgent = 'Mozilla/5.0 (X11; Linux x86_64; rv:133.0) Gecko/20100101 Firefox/133.0',
+    /** The address the request comes from (what a trusted proxy would have resolved). */
+    readonly remoteAddress = '127.0.0.1',
+  ) {}
 
   async request(method: 'GET' | 'POST', url: string, form?: Record<string, string> | URLSearchParams) {
     const response = await app.inject({
       method,
       url,
+      remoteAddress: this.remoteAddress,
       headers: {
+        'user-agent': this.userAgent,
         cookie: [...this.cookies].map(([name, value]) => `${name}=${value}`).join('; '),
         ...(form ? { 'content-type': 'application/x-www-form-urlencoded' } : {}),
       },
@@ -449,6 +464,82 @@ describe('the consent form grants the request it showed, once', () => {
     const response = await browser.post('/oauth/authorize/consent', withFields(formFields(again.body), { decision: 'approve' }));
     expect(response.statusCode).toBe(303);
     expect(new URL(response.headers.location as string).searchParams.get('code')).toEqual(expect.any(String));
+  });
+});
+
+describe('remembered consent', () => {
+  /** Signs in and approves `url` on the consent page: the code's redirect. */
+  async function approve(browser: Browser, url: string): Promise<URL> {
+    const consent = await signIn(browser, url);
+    const response = await browser.post('/oauth/authorize/consent', withFields(formFields(consent.body), { decision: 'approve' }));
+    expect(response.statusCode).toBe(303);
+    return new URL(response.headers.location as string);
+  }
+
+  it('the same client asking again for what was approved gets its code without a page; the grant says so', async () => {
+    const browser = new Browser(undefined, '198.51.100.23');
+    const first = await approve(browser, authorizeUrl({ state: 'first' }));
+    const again = await browser.get(authorizeUrl({ state: 'again', code_challenge: CLIENT_B.challenge }));
+    expect(again.statusCode).toBe(303);
+    expectPageHeaders(again);
+    const location = new URL(again.headers.location as string);
+    expect(location.origin + location.pathname).toBe(REDIRECT);
+    expect(Object.fromEntries(location.searchParams)).toEqual({ code: expect.stringMatching(/^[\w-]{43}$/), state: 'again', iss: ISSUER });
+
+    const codeOf = (url: URL) =>
+      prisma.authorizationCode.findUniqueOrThrow({ where: { codeHash: hashToken(url.searchParams.get('code') as string) }, include: { grant: true } });
+    expect(await codeOf(first)).toMatchObject({ grant: { approval: 'form' } });
+    // Bound to the request it answers, like an approval on the page.
+    expect(await codeOf(location)).toMatchObject({ codeChallenge: CLIENT_B.challenge, redirectUri: REDIRECT, grant: { approval: 'remembered', scope: 'openid students:read', nonce: 'nonce-xyz' } });
+  });
+
+  it('remembers the scope, the approving browser family and network, never the User-Agent or the address', async () => {
+    const browser = new Browser(undefined, '198.51.100.23');
+    await approve(browser, authorizeUrl());
+    const [consent] = await prisma.consent.findMany({ where: { clientId: CLIENT_ID } });
+    expect(consent).toMatchObject({ scope: 'openid students:read', device: 'Firefox on Linux', network: '198.51.100.0/24', lastUsedAt: null });
+    expect(JSON.stringify(consent)).not.toContain('198.51.100.23');
+    expect(JSON.stringify(consent)).not.toContain('Gecko');
+    await browser.get(authorizeUrl());
+    expect((await prisma.consent.findUniqueOrThrow({ where: { id: consent.id } })).lastUsedAt).toBeInstanceOf(Date);
+  });
+
+  it('a step-up asks only for what is new and mentions what was approved before', async () => {
+    const browser = new Browser();
+    await approve(browser, authorizeUrl());
+    const stepUp = await browser.get(authorizeUrl({ scope: 'openid students:read orders:read' }));
+    expect(stepUp.statusCode).toBe(200);
+    expect(stepUp.body).toContain('will also be able to:');
+    expect(stepUp.body).toContain('<code>orders:read</code>');
+    expect(stepUp.body).not.toContain('<code>students:read</code>');
+    expect(stepUp.body).toContain('You allowed this before, and are not asked again: Sign you in and know who you are; See students and their enrollments.');
+    // The page's token still names the whole request: approving grants all of it.
+    const approved = await browser.post('/oauth/authorize/consent', withFields(formFields(stepUp.body), { decision: 'approve' }));
+    const code = new URL(approved.headers.location as string).searchParams.get('code') as string;
+    expect(await prisma.authorizationCode.findUnique({ where: { codeHash: hashToken(code) }, include: { grant: true } })).toMatchObject({
+      grant: { scope: 'openid students:read orders:read', approval: 'form' },
+    });
+  });
+
+  it('prompt=none succeeds once everything asked was approved, and prompt=consent asks anyway', async () => {
+    const browser = new Browser();
+    await approve(browser, authorizeUrl());
+    const silent = await browser.get(authorizeUrl({ prompt: 'none' }));
+    expect(new URL(silent.headers.location as string).searchParams.get('code')).toEqual(expect.any(String));
+    const more = await browser.get(authorizeUrl({ prompt: 'none', scope: 'openid orders:read' }));
+    expect(new URL(more.headers.location as string).searchParams.get('error')).toBe('consent_required');
+    const asked = await browser.get(authorizeUrl({ prompt: 'consent' }));
+    expect(asked.statusCode).toBe(200);
+    expect(asked.body).toContain('<code>students:read</code>');
+    expect(asked.body).not.toContain('You allowed this before');
+  });
+
+  it('is per user and client: another application is asked', async () => {
+    const browser = new Browser();
+    await approve(browser, authorizeUrl());
+    const other = await browser.get(authorizeUrl({ client_id: CLIENT_B.id, redirect_uri: CLIENT_B.redirectUri, code_challenge: CLIENT_B.challenge }));
+    expect(other.statusCode).toBe(200);
+    expect(other.body).toContain('Other App wants to access your account');
   });
 });
 

@@ -14,14 +14,17 @@ import { SessionService } from '../sessions/session.service';
 import type { NewSession, SessionsRepository, StoredSession } from '../sessions/sessions.repository';
 import type { BrowserRequest } from '../pages/browser-request';
 import { type AuthorizeOutcome, outcomeOfError } from './authorize-outcome';
-import type { ApprovedAuthorization, AuthorizeRepository, ConsentTokenUse } from './authorize.repository';
+import type { ApprovedAuthorization, AuthorizeRepository, ConsentToRemember, ConsentTokenUse } from './authorize.repository';
 import { AuthorizeService } from './authorize.service';
 import { CONSENT_TOKEN_TTL_SECONDS, CsrfTokens } from './csrf';
+import { redirectUrisDigest, scopeToRemember, type StoredConsent } from './remembered-consent';
 
 const ISSUER = 'http://127.0.0.1:3999';
 const REDIRECT = 'http://127.0.0.1:8765/callback';
 const CHALLENGE = createHash('sha256').update('dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk').digest('base64url');
 const IP = '203.0.113.7';
+const USER_AGENT = 'Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36';
+const HOSTED_REDIRECT = 'https://agent.example.com/oauth/callback';
 const USER = { id: 'user-1', email: 'dana@academy.test', name: 'Dana Demo', schoolId: 'demo-school', schoolName: 'Demo Academy' };
 const CONFIG = {
   issuer: ISSUER,
@@ -56,6 +59,11 @@ const CLIENTS = new Map<string, DirectoryClient>([
   ['unnamed', client('unnamed', { name: '  ' })],
   ['cimd', client('https://app.example.com/client.json', { host: 'app.example.com', loopbackOnly: false })],
   ['other', client('other', { name: 'Other App', redirectUris: ['http://127.0.0.1:9999/other-callback'] })],
+  // A hosted agent's metadata document: its code goes to its own https origin.
+  ['hosted', client('https://agent.example.com/client.json', { kind: 'metadata_document', host: 'agent.example.com', loopbackOnly: false, redirectUris: [HOSTED_REDIRECT] })],
+  // A CLI's metadata document: loopback redirect URIs, a client_id anyone can name.
+  ['cli', client('https://cli.example.com/client.json', { kind: 'metadata_document', host: 'cli.example.com', loopbackOnly: true })],
+  ['cli-with-key', client('https://keyed.example.com/client.json', { kind: 'metadata_document', host: 'keyed.example.com', tokenEndpointAuthMethod: 'private_key_jwt' })],
 ]);
 
 /** The service with its collaborators: real CSRF tokens and sessions (over rows in memory). */
@@ -71,15 +79,39 @@ function setup() {
     },
   } as unknown as SessionsRepository;
   const approved: ApprovedAuthorization[] = [];
+  /** How each grant was approved, in order: on the page, or on remembered consent without one. */
+  const approvals: ('form' | 'remembered')[] = [];
   // The consumed consent tokens, as the primary key of consumed_consent_tokens keeps them.
   const consumed = new Map<string, ConsentTokenUse>();
   const consume = (token: ConsentTokenUse) => !consumed.has(token.idHash) && Boolean(consumed.set(token.idHash, token));
-  const repository: Pick<AuthorizeRepository, 'insertGrantWithCode' | 'consumeConsentToken'> = {
-    insertGrantWithCode: async (grant, token) => {
+  // The consents rows, by user and client, as authorize.repository.ts keeps them.
+  const consents = new Map<string, StoredConsent & ConsentToRemember & { lastUsedAt: Date | null }>();
+  const consentKey = (userId: string, clientId: string) => `${userId}|${clientId}`;
+  /** Runs as a code on remembered consent is stored: what another instance does meanwhile. */
+  const meanwhile = { beforeRememberedUse: () => undefined as void };
+  const repository: Pick<AuthorizeRepository, 'insertGrantWithCode' | 'consumeConsentToken' | 'insertGrantOnRememberedConsent' | 'findConsent'> = {
+    insertGrantWithCode: async (grant, token, now, remember) => {
       if (!consume(token)) return null;
       approved.push(grant);
+      approvals.push('form');
+      if (remember) {
+        const key = consentKey(grant.userId, grant.clientId);
+        const stored = consents.get(key) ?? null;
+        const scope = scopeToRemember(stored, remember.scopes, remember.redirectUrisDigest, now);
+        consents.set(key, { ...remember, id: stored?.id ?? `consent-${consents.size + 1}`, scope, lastUsedAt: null });
+      }
       return { grantId: `grant-${approved.length}` };
     },
+    insertGrantOnRememberedConsent: async (grant, use, now) => {
+      meanwhile.beforeRememberedUse();
+      const stored = consents.get(consentKey(grant.userId, grant.clientId));
+      if (!stored || stored.id !== use.consentId || stored.expiresAt <= now) return null;
+      Object.assign(stored, { lastUsedAt: now, expiresAt: use.expiresAt });
+      approved.push(grant);
+      approvals.push('remembered');
+      return { grantId: `grant-${approved.length}` };
+    },
+    findConsent: async (userId, clientId) => consents.get(consentKey(userId, clientId)) ?? null,
     consumeConsentToken: async (token) => consume(token),
   };
   const passwordChecks: { email: string; ip?: string }[] = [];
@@ -100,7 +132,7 @@ function setup() {
     clients,
     CONFIG,
   );
-  return { service, sessionRows, approved, consumed, passwordChecks };
+  return { service, sessionRows, approved, approvals, consumed, consents, meanwhile, passwordChecks };
 }
 
 type Setup = ReturnType<typeof setup>;
@@ -112,7 +144,7 @@ class Browser {
   constructor(readonly world: Setup) {}
 
   get request(): BrowserRequest {
-    return { cookies: Object.fromEntries(this.jar), ip: IP };
+    return { cookies: Object.fromEntries(this.jar), ip: IP, userAgent: USER_AGENT };
   }
 
   async authorize(changes: Record<string, string | null> = {}): Promise<AuthorizeOutcome> {
@@ -200,6 +232,7 @@ const CONSENT_PAGE = {
   client: { name: 'Lesson Planner', host: undefined, loopbackOnly: true },
   redirectUri: REDIRECT,
   scopes: ['openid', 'students:read'],
+  alreadyGranted: [],
   user: { name: USER.name, email: USER.email, schoolName: USER.schoolName },
   branding: schoolBranding(USER.schoolId),
   form: { carried: CARRIED },
@@ -223,7 +256,7 @@ describe('AuthorizeService: GET /oauth/authorize', () => {
       toClient({ error: 'login_required', error_description: 'The user is not signed in and prompt=none forbids asking', state: 'state-abc' }),
     ],
     [
-      'prompt=none, signed in: consent_required (consent is asked every time)',
+      'prompt=none, signed in, nothing approved before: consent_required',
       signedIn,
       { prompt: 'none' },
       toClient({ error: 'consent_required', error_description: 'The user has to approve this request and prompt=none forbids asking', state: 'state-abc' }),
@@ -334,7 +367,7 @@ describe('AuthorizeService: POST /oauth/authorize/consent', () => {
     [
       'a scope widened in the form: the token named the scope shown',
       ({ browser, _csrf }) => browser.consent({ _csrf, decision: 'approve' }, { scope: 'openid students:write' }),
-      { kind: 'consent', problem: 'form-expired', scopes: ['openid', 'students:write'] },
+      { kind: 'consent', problem: 'form-expired', scopes: ['openid', 'students:read', 'students:write'] },
     ],
     [
       'an unknown scope carried back: invalid_scope to the client',
@@ -464,6 +497,132 @@ describe('AuthorizeService: POST /oauth/authorize/consent', () => {
       expect(outcome.kind).toBe(kind);
       if (outcome.kind === 'consent') expect(outcome.problem).toBe('form-expired');
     });
+  });
+});
+
+describe('AuthorizeService: remembered consent', () => {
+  /** Signs in and approves `changes` on the consent page; the browser stays signed in. */
+  async function approvedOnce(changes: Record<string, string | null> = {}, world = setup()) {
+    const browser = new Browser(world);
+    await browser.signIn(changes);
+    const _csrf = await browser.tokenOf(browser.authorize(changes));
+    expect(await browser.consent({ _csrf, decision: 'approve' }, changes)).toMatchObject({ kind: 'to-client' });
+    return browser;
+  }
+  const hosted = { client_id: 'hosted', redirect_uri: HOSTED_REDIRECT };
+  const cli = { client_id: 'cli' };
+
+  it('the same client asking again for what was approved gets its code at once, recorded as issued without a page', async () => {
+    const browser = await approvedOnce();
+    const outcome = await browser.authorize({ state: 'second', code_challenge: 'C'.repeat(43) });
+    expect(outcome).toMatchObject({ kind: 'to-client', redirectUri: REDIRECT, params: { code: expect.stringMatching(/^[\w-]{43}$/), state: 'second', iss: ISSUER } });
+    expect(browser.world.approvals).toEqual(['form', 'remembered']);
+    // Bound to this very request, exactly as an approval on the page is.
+    const code = outcome.kind === 'to-client' ? (outcome.params.code as string) : '';
+    expect(browser.world.approved[1]).toMatchObject({ clientId: 'planner', scope: 'openid students:read', codeHash: hashToken(code), codeChallenge: 'C'.repeat(43), redirectUri: REDIRECT, nonce: 'nonce-xyz' });
+    // No consent form was answered for it.
+    expect(browser.world.consumed.size).toBe(1);
+  });
+
+  it('asks only for what is new on a step-up, and names what was approved before', async () => {
+    const browser = await approvedOnce();
+    const outcome = await browser.authorize({ scope: 'openid students:read courses:write' });
+    expect(outcome).toMatchObject({ kind: 'consent', scopes: ['courses:read', 'courses:write'], alreadyGranted: ['openid', 'students:read'] });
+    // Approving the step-up grants the whole request, and the next time nothing is asked.
+    const _csrf = await browser.tokenOf(Promise.resolve(outcome));
+    expect(await browser.consent({ _csrf, decision: 'approve' }, { scope: 'openid students:read courses:write' })).toMatchObject({ kind: 'to-client' });
+    expect(browser.world.approved[1].scope).toBe('openid courses:read courses:write students:read');
+    expect(await browser.authorize({ scope: 'courses:read students:read' })).toMatchObject({ kind: 'to-client' });
+    expect(browser.world.approvals).toEqual(['form', 'form', 'remembered']);
+  });
+
+  it('remembers per client: another client of the same user is asked (a newly registered client always is)', async () => {
+    const browser = await approvedOnce();
+    expect(await browser.authorize({ client_id: 'other', redirect_uri: 'http://127.0.0.1:9999/other-callback' })).toMatchObject({
+      kind: 'consent',
+      client: { name: 'Other App' },
+      scopes: ['openid', 'students:read'],
+      alreadyGranted: [],
+    });
+  });
+
+  it('prompt=consent always asks, for the whole request', async () => {
+    const browser = await approvedOnce();
+    expect(await browser.authorize({ prompt: 'consent' })).toMatchObject({ kind: 'consent', scopes: ['openid', 'students:read'], alreadyGranted: [] });
+  });
+
+  it.each<[string, Record<string, string | null>, object]>([
+    ['everything asked was approved: the code (OpenID Connect Core §3.1.2.1)', { prompt: 'none' }, { kind: 'to-client', params: { code: expect.any(String), state: 'state-abc' } }],
+    ['something new is asked: consent_required', { prompt: 'none', scope: 'openid orders:read' }, { kind: 'to-client', params: { error: 'consent_required', state: 'state-abc' } }],
+    ['the sign-in is older than max_age: login_required', { prompt: 'none', max_age: '0' }, { kind: 'to-client', params: { error: 'login_required' } }],
+  ])('prompt=none after an approval, %s', async (_name, changes, expected) => {
+    const browser = await approvedOnce();
+    for (const row of browser.world.sessionRows.values()) row.authTime = new Date(Date.now() - 5000);
+    expect(await browser.authorize(changes)).toMatchObject(expected);
+  });
+
+  it('a hosted metadata-document client (https redirect URI) is not asked again', async () => {
+    const browser = await approvedOnce(hosted);
+    expect(await browser.authorize(hosted)).toMatchObject({ kind: 'to-client', redirectUri: HOSTED_REDIRECT, params: { code: expect.any(String) } });
+    expect(await browser.authorize({ ...hosted, prompt: 'none' })).toMatchObject({ kind: 'to-client', params: { code: expect.any(String) } });
+  });
+
+  it('a metadata-document client on a loopback redirect URI is asked every time: any program here could name it (RFC 8252 §8.6)', async () => {
+    const browser = await approvedOnce(cli);
+    expect(await browser.authorize(cli)).toMatchObject({ kind: 'consent', client: { host: 'cli.example.com', loopbackOnly: true }, scopes: ['openid', 'students:read'], alreadyGranted: [] });
+    expect(await browser.authorize({ ...cli, prompt: 'none' })).toMatchObject({ kind: 'to-client', params: { error: 'consent_required' } });
+    expect(browser.world.approvals).toEqual(['form']);
+  });
+
+  it('unless it authenticates with a key: a code is worthless to an impersonator', async () => {
+    const keyed = { client_id: 'cli-with-key' };
+    const browser = await approvedOnce(keyed);
+    expect(await browser.authorize(keyed)).toMatchObject({ kind: 'to-client', params: { code: expect.any(String) } });
+  });
+
+  it("forgets the consent once the client's redirect URIs change (a metadata document naming other ones): the whole request is asked", async () => {
+    const world = setup();
+    const browser = await approvedOnce(hosted, world);
+    const [consent] = world.consents.values();
+    consent.redirectUrisDigest = redirectUrisDigest([HOSTED_REDIRECT, 'https://elsewhere.example/callback']);
+    expect(await browser.authorize(hosted)).toMatchObject({ kind: 'consent', scopes: ['openid', 'students:read'], alreadyGranted: [] });
+  });
+
+  it('a lapsed consent is asked again; a use pushes the lapse on by the refresh token lifetime', async () => {
+    const world = setup();
+    const browser = await approvedOnce({}, world);
+    const [consent] = world.consents.values();
+    const lifetime = consent.expiresAt.getTime() - Date.now();
+    expect(lifetime).toBeGreaterThan(CONFIG.ttl.refreshToken * 1000 - 60_000);
+    expect(lifetime).toBeLessThanOrEqual(CONFIG.ttl.refreshToken * 1000);
+    consent.expiresAt = new Date(Date.now() + 1000);
+    expect(await browser.authorize()).toMatchObject({ kind: 'to-client' });
+    expect(consent.expiresAt.getTime()).toBeGreaterThan(Date.now() + CONFIG.ttl.refreshToken * 1000 - 60_000);
+    consent.expiresAt = new Date(Date.now() - 1000);
+    expect(await browser.authorize()).toMatchObject({ kind: 'consent', scopes: ['openid', 'students:read'], alreadyGranted: [] });
+  });
+
+  it('remembers the approving browser by its families and network, never the User-Agent or the address', async () => {
+    const world = setup();
+    await approvedOnce({}, world);
+    const [consent] = world.consents.values();
+    expect(consent).toMatchObject({ device: 'Chrome on macOS', network: '203.0.113.0/24', scopes: ['openid', 'students:read'] });
+  });
+
+  it('a denial forgets nothing that was approved before', async () => {
+    const browser = await approvedOnce();
+    const _csrf = await browser.tokenOf(browser.authorize({ scope: 'openid orders:read' }));
+    expect(await browser.consent({ _csrf, decision: 'deny' }, { scope: 'openid orders:read' })).toMatchObject({ params: { error: 'access_denied' } });
+    expect(await browser.authorize()).toMatchObject({ kind: 'to-client', params: { code: expect.any(String) } });
+  });
+
+  it('a consent forgotten between the decision and the code gets the page', async () => {
+    const world = setup();
+    const browser = await approvedOnce({}, world);
+    // Disconnect on the connected-apps page, on another instance, while this request is decided.
+    world.meanwhile.beforeRememberedUse = () => void world.consents.clear();
+    expect(await browser.authorize()).toMatchObject({ kind: 'consent', scopes: ['openid', 'students:read'] });
+    expect(world.approvals).toEqual(['form']);
   });
 });
 

@@ -6,6 +6,7 @@ import { BrandingService } from '../branding/branding.service';
 import { ClientDirectory, type DirectoryClient, scopePolicyOf } from '../client-metadata-documents';
 import { AUTH_CONFIG, type AuthConfig } from '../config/auth-config';
 import { generateOpaqueToken, hashToken } from '../crypto/tokens';
+import { approvingBrowserOf } from '../pages/approving-browser';
 import type { BrowserRequest } from '../pages/browser-request';
 import { type ActiveSession, SessionService } from '../sessions/session.service';
 import { type AuthorizationClient, type AuthorizationRequest, validateAuthorizationRequest } from './authorization-request';
@@ -18,17 +19,25 @@ import {
   type SignInProblem,
   type ToClientOutcome,
 } from './authorize-outcome';
-import { AuthorizeRepository } from './authorize.repository';
+import { type ApprovedAuthorization, AuthorizeRepository } from './authorize.repository';
 import { CONSENT_TOKEN_TTL_SECONDS, CSRF_FIELD, CSRF_PURPOSE, CsrfTokens } from './csrf';
 import { AuthorizationRedirectError, ConsentRequiredError, LoginRequiredError } from './errors';
+import { type ConsentDecision, decideConsent, redirectUrisDigest } from './remembered-consent';
 import { type RequestParams, toSearchParams } from './request-params';
 
 /** 64 + 1 + 255 (RFC 5321 §4.5.3.1.1–2): no email address is longer; a longer value is not echoed whole. */
 const MAX_EMAIL_LENGTH = 320;
 
+/** An authorization request validated, with the client as the directory found it. */
+interface ValidatedRequest {
+  request: AuthorizationRequest;
+  client: DirectoryClient;
+}
+
 /**
  * The authorization endpoint (RFC 6749 §4.1.1–4.1.2): validate the request, make sure the
- * user is signed in, ask for consent, and answer the client with a code or an error.
+ * user is signed in, ask for consent unless the user's remembered consent answers for it
+ * (remembered-consent.ts), and answer the client with a code or an error.
  * Every step re-validates the whole request: the pending request travels in the forms'
  * fields and is never trusted as it comes back.
  *
@@ -48,24 +57,33 @@ export class AuthorizeService {
     @Inject(AUTH_CONFIG) private readonly config: AuthConfig,
   ) {}
 
-  /** GET (or POST) /oauth/authorize: the sign-in page, the consent page, or an error. */
-  async authorize(params: RequestParams, browser: BrowserRequest): Promise<SignInOutcome | ConsentOutcome> {
-    const request = await this.validate(params);
+  /**
+   * GET (or POST) /oauth/authorize: the sign-in page, the consent page, the code at once on
+   * remembered consent, or an error.
+   */
+  async authorize(params: RequestParams, browser: BrowserRequest): Promise<SignInOutcome | ConsentOutcome | ToClientOutcome> {
+    const { request, client } = await this.validate(params);
     const session = await this.sessions.findActiveSession(browser.cookies);
     if (request.prompts.has('none')) {
-      // OpenID Connect Core §3.1.2.1: with prompt=none, no page may be shown. Consent is
-      // asked on every authorization, so a signed-in user still cannot be answered silently.
-      throw this.backToClient(request, session ? new ConsentRequiredError() : new LoginRequiredError());
+      // OpenID Connect Core §3.1.2.1: with prompt=none, no page may be shown: login_required
+      // without a sign-in recent enough for max_age, consent_required unless everything asked
+      // was approved before and may be granted without the page.
+      if (!session || signInTooOld(request, session)) throw this.backToClient(request, new LoginRequiredError());
+      const decision = await this.consentDecision(request, client, session);
+      if (decision.kind === 'ask') throw this.backToClient(request, new ConsentRequiredError());
+      return this.issueOnRememberedConsent(request, session, browser, decision.consentId);
     }
     if (!session || request.prompts.has('login') || request.prompts.has('select_account') || signInTooOld(request, session)) {
       return this.signIn(request, browser);
     }
-    return this.askConsent(request, session, browser);
+    const decision = await this.consentDecision(request, client, session);
+    if (decision.kind === 'skip') return this.issueOnRememberedConsent(request, session, browser, decision.consentId);
+    return this.askConsent(request, session, browser, decision);
   }
 
   /** POST /oauth/authorize/login */
   async login(params: RequestParams, browser: BrowserRequest): Promise<SignInOutcome | SignedInOutcome> {
-    const request = await this.validate(params);
+    const { request } = await this.validate(params);
     const email = formField(params, 'email') ?? '';
     if (!this.csrf.verifyToken(browser.cookies, formField(params, CSRF_FIELD), CSRF_PURPOSE.login)) {
       return this.signIn(request, browser, { email, problem: 'form-expired' });
@@ -80,16 +98,22 @@ export class AuthorizeService {
 
   /** POST /oauth/authorize/consent */
   async consent(params: RequestParams, browser: BrowserRequest): Promise<SignInOutcome | ConsentOutcome | ToClientOutcome> {
-    const request = await this.validate(params);
+    const { request, client } = await this.validate(params);
     const session = await this.sessions.findActiveSession(browser.cookies);
     if (!session) return this.signIn(request, browser, { problem: 'session-ended' });
+    // The page again: what is new since the remembered consent, or all of it once that answers
+    // for everything (approved in another tab meanwhile): this form is still to be answered.
+    const askAgain = async (problem: ConsentProblem) => {
+      const decision = await this.consentDecision(request, client, session);
+      return this.askConsent(request, session, browser, decision.kind === 'ask' ? decision : askingEverything(request), problem);
+    };
     // The token names the session and the whole request the page showed, for a limited time.
     const token = this.csrf.verifyToken(browser.cookies, formField(params, CSRF_FIELD), CSRF_PURPOSE.consent(session.id, request), {
       maxAgeSeconds: CONSENT_TOKEN_TTL_SECONDS,
     });
-    if (!token) return this.askConsent(request, session, browser, 'form-expired');
+    if (!token) return askAgain('form-expired');
     const decision = formField(params, 'decision');
-    if (decision !== 'approve' && decision !== 'deny') return this.askConsent(request, session, browser, 'no-decision');
+    if (decision !== 'approve' && decision !== 'deny') return askAgain('no-decision');
 
     // The form answers once, on whichever instance: a resubmission, a second tab or a replayed
     // POST finds its token consumed and gets the page again, never a second code.
@@ -98,39 +122,87 @@ export class AuthorizeService {
       expiresAt: new Date(token.issuedAt.getTime() + CONSENT_TOKEN_TTL_SECONDS * 1000),
     };
     if (decision === 'deny') {
-      if (!(await this.repository.consumeConsentToken(consentToken))) return this.askConsent(request, session, browser, 'form-expired');
+      // A denial forgets nothing: what was approved before stays remembered.
+      if (!(await this.repository.consumeConsentToken(consentToken))) return askAgain('form-expired');
       throw this.backToClient(request, new AccessDeniedError('The user denied the request'));
     }
 
     const code = generateOpaqueToken();
     const now = new Date();
-    const stored = await this.repository.insertGrantWithCode(
-      {
-        clientId: request.client.id,
-        userId: session.userId,
-        schoolId: session.user.schoolId,
-        scope: request.scope,
-        resource: request.resource,
-        nonce: request.nonce ?? null,
-        authTime: session.authTime,
-        codeHash: hashToken(code),
-        redirectUri: request.redirectUri,
-        codeChallenge: request.codeChallenge,
-        codeExpiresAt: new Date(now.getTime() + this.config.ttl.authorizationCode * 1000),
-      },
-      consentToken,
-      now,
-    );
-    if (!stored) return this.askConsent(request, session, browser, 'form-expired');
+    // What the user approved on this page is remembered for the client, with where the code
+    // may go (its redirect URIs now) and what the approving browser was.
+    const stored = await this.repository.insertGrantWithCode(this.approvedAuthorization(request, session, code, now), consentToken, now, {
+      scopes: request.scopes,
+      redirectUrisDigest: redirectUrisDigest(client.redirectUris),
+      expiresAt: this.rememberedUntil(now),
+      ...approvingBrowserOf(browser),
+    });
+    if (!stored) return askAgain('form-expired');
     return codeToClient(request.redirectUri, code, request.state, this.config.issuer);
   }
 
-  private validate(params: RequestParams): Promise<AuthorizationRequest> {
-    return validateAuthorizationRequest(params, {
+  private async validate(params: RequestParams): Promise<ValidatedRequest> {
+    let found: DirectoryClient | null = null;
+    const request = await validateAuthorizationRequest(params, {
       // Registered, integration or metadata-document client (client-metadata-documents/client-directory.ts).
-      findClient: async (clientId) => authorizationClientOf(await this.clients.findClient(clientId)),
+      findClient: async (clientId) => authorizationClientOf((found = await this.clients.findClient(clientId))),
       apiResource: this.config.apiResource,
     });
+    // Validation found the client, or it threw.
+    return { request, client: found as unknown as DirectoryClient };
+  }
+
+  private async consentDecision(request: AuthorizationRequest, client: DirectoryClient, session: ActiveSession): Promise<ConsentDecision> {
+    const stored = await this.repository.findConsent(session.userId, client.id);
+    return decideConsent(request, client, stored, new Date());
+  }
+
+  /**
+   * Everything asked was approved before, and the request is validated like any other: the code
+   * goes out at once, bound to this very request (its redirect URI, PKCE challenge, scope,
+   * resource, nonce), and the grant records that no page was shown. When the consent is gone in
+   * between (forgotten on another tab or instance), the page is shown instead.
+   */
+  private async issueOnRememberedConsent(
+    request: AuthorizationRequest,
+    session: ActiveSession,
+    browser: BrowserRequest,
+    consentId: string,
+  ): Promise<ConsentOutcome | ToClientOutcome> {
+    const code = generateOpaqueToken();
+    const now = new Date();
+    const approved = this.approvedAuthorization(request, session, code, now);
+    const stored = await this.repository.insertGrantOnRememberedConsent(approved, { consentId, expiresAt: this.rememberedUntil(now) }, now);
+    if (!stored) {
+      if (request.prompts.has('none')) throw this.backToClient(request, new ConsentRequiredError());
+      return this.askConsent(request, session, browser, askingEverything(request));
+    }
+    return codeToClient(request.redirectUri, code, request.state, this.config.issuer);
+  }
+
+  private approvedAuthorization(request: AuthorizationRequest, session: ActiveSession, code: string, now: Date): ApprovedAuthorization {
+    return {
+      clientId: request.client.id,
+      userId: session.userId,
+      schoolId: session.user.schoolId,
+      scope: request.scope,
+      resource: request.resource,
+      nonce: request.nonce ?? null,
+      authTime: session.authTime,
+      codeHash: hashToken(code),
+      redirectUri: request.redirectUri,
+      codeChallenge: request.codeChallenge,
+      codeExpiresAt: new Date(now.getTime() + this.config.ttl.authorizationCode * 1000),
+    };
+  }
+
+  /**
+   * A remembered consent lapses after a refresh token lifetime without an approval or a use: as
+   * long as the platform lets an app act without the user anyway. An app in use keeps both; one
+   * away longer asks again, and by then it has no token left either.
+   */
+  private rememberedUntil(now: Date): Date {
+    return new Date(now.getTime() + this.config.ttl.refreshToken * 1000);
   }
 
   private backToClient(request: AuthorizationRequest, error: OAuthError): AuthorizationRedirectError {
@@ -160,6 +232,7 @@ export class AuthorizeService {
     request: AuthorizationRequest,
     session: ActiveSession,
     browser: BrowserRequest,
+    decision: Extract<ConsentDecision, { kind: 'ask' }>,
     problem?: ConsentProblem,
   ): Promise<ConsentOutcome> {
     // The signed-in user's school's branding.
@@ -175,13 +248,19 @@ export class AuthorizeService {
         loopbackOnly: request.client.loopbackOnly ?? false,
       },
       redirectUri: request.redirectUri,
-      scopes: request.scopes,
+      scopes: decision.asked,
+      alreadyGranted: decision.alreadyGranted,
       user: { name: session.user.name, email: session.user.email, schoolName: session.user.schoolName },
       branding,
       form: { csrfToken: token, carried: request.carried },
       setCookies: setCookie ? [setCookie] : [],
     };
   }
+}
+
+/** The consent page listing every scope asked, none as already approved. */
+function askingEverything(request: AuthorizationRequest): Extract<ConsentDecision, { kind: 'ask' }> {
+  return { kind: 'ask', asked: request.scopes, alreadyGranted: [] };
 }
 
 function authorizationClientOf(client: DirectoryClient | null): AuthorizationClient | null {

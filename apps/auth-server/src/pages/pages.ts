@@ -58,7 +58,10 @@ export interface ConsentPageData {
   clientHost?: string;
   /** Every redirect URI is loopback: the app runs on this computer, whatever its name or site says. */
   loopbackOnly?: boolean;
+  /** What the page asks for: the request's scopes not approved before. */
   scopes: readonly string[];
+  /** The request's scopes approved before, mentioned in one sentence. */
+  alreadyGranted?: readonly string[];
   userName: string;
   userEmail: string;
   schoolName?: string;
@@ -115,6 +118,9 @@ export function renderConsentPage({ branding = DEFAULT_BRANDING, ...data }: Cons
     ...data,
     ...layoutData(branding),
     groups: describeScopes(data.scopes),
+    alreadyGranted: describeScopes(data.alreadyGranted ?? [])
+      .flatMap((group) => group.scopes.map((scope) => scope.description))
+      .join('; '),
   });
 }
 

@@ -115,6 +115,8 @@ ${HIDDEN_FIELDS}
 `;
 
 /**
+ * A step-up lists only what is new ("will also be able to"); what the user approved before for
+ * this app is one sentence after it, so the list stays what this decision is about.
  * The decision comes last, after everything it is about. Deny comes before Approve, in the
  * markup, on screen and in the focus order (WCAG 2.4.3: focus order follows the visual order):
  * the first button a keyboard user reaches is the one that hands out nothing, so a stray
@@ -132,7 +134,7 @@ export const CONSENT_TEMPLATE = `<% layout('@layout') %>
 <% if (it.error) { %>
 <div class="alert" role="alert" id="form-error"><%= it.error %></div>
 <% } %>
-<h2 id="permissions">If you approve, <%= it.clientName %> will be able to:</h2>
+<h2 id="permissions">If you approve, <%= it.clientName %> will <% if (it.alreadyGranted) { %>also <% } %>be able to:</h2>
 <% for (const group of it.groups) { %>
 <h3><%= group.label %></h3>
 <ul class="scopes">
@@ -140,6 +142,9 @@ export const CONSENT_TEMPLATE = `<% layout('@layout') %>
 <li><span><%= scope.description %></span> <code><%= scope.name %></code></li>
 <% } %>
 </ul>
+<% } %>
+<% if (it.alreadyGranted) { %>
+<p class="note" id="already-granted">You allowed this before, and are not asked again: <%= it.alreadyGranted %>.</p>
 <% } %>
 <% if (it.clientHost && it.loopbackOnly) { %>
 <p class="note"><strong>This application runs on your computer.</strong> <%= it.clientHost %> describes it, but any program on this computer could use that description: approve only if you just started this sign-in from it.</p>
