@@ -10,13 +10,17 @@ export type PurgeKind =
   | 'emptyGrants'
   | 'expiredSessions'
   | 'expiredConsentTokens'
-  | 'expiredClientAssertions';
+  | 'expiredClientAssertions'
+  | 'lapsedConsents';
 
 export interface PurgeCutoffs {
   now: Date;
   /** Clients created before this that never completed an authorization go. */
   unusedClientsCreatedBefore: Date;
-  /** Codes and tokens that expired or were revoked before this go; consumed consent tokens and used client assertions that expired before it too. */
+  /**
+   * Codes and tokens that expired or were revoked before this go; consumed consent tokens, used
+   * client assertions and remembered consents that expired before it too.
+   */
   deadBefore: Date;
 }
 
@@ -98,6 +102,13 @@ export class MaintenanceRepository {
           if (rows.length === 0) return 0;
           const batch = rows.map((row) => row.idHash);
           return (await tx.usedClientAssertion.deleteMany({ where: { AND: [where, { idHash: { in: batch } }] } })).count;
+        }
+        case 'lapsedConsents': {
+          // A lapsed consent answers for nothing (authorize/remembered-consent.ts); its row holds the
+          // approving browser's families and network, kept no longer than the consent itself.
+          const where = { expiresAt: { lt: deadBefore } };
+          const batch = await ids(tx.consent.findMany({ where, ...page }));
+          return batch.length === 0 ? 0 : (await tx.consent.deleteMany({ where: { AND: [where, { id: { in: batch } }] } })).count;
         }
       }
     });

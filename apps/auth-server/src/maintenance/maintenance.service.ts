@@ -13,6 +13,7 @@ export const PURGE_ORDER: readonly PurgeKind[] = [
   'expiredSessions',
   'expiredConsentTokens',
   'expiredClientAssertions',
+  'lapsedConsents',
 ];
 
 export type PurgeReport = Record<PurgeKind, number>;
@@ -23,8 +24,9 @@ const MAX_BATCHES_PER_KIND = 1_000;
 /**
  * The clean-up job: registered clients that never completed an authorization (open
  * registration must not let anyone fill the table for good), codes and tokens dead for longer
- * than the grace, grants with nothing left, expired sessions, and the records of answered consent
- * forms and of used client assertions (private_key_jwt jti) once they have expired (past the grace).
+ * than the grace, grants with nothing left, expired sessions, the records of answered consent
+ * forms and of used client assertions (private_key_jwt jti) once they have expired, and remembered
+ * consents once they have lapsed (each past the grace).
  *
  * Scheduled with a plain timer rather than @nestjs/schedule: the next pass is armed only when
  * the previous one has finished (a setInterval or @Interval would start a second pass while a
