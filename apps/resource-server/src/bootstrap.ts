@@ -2,9 +2,11 @@ import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { databaseErrorClassifier } from '@platform/database-errors';
 import { createEventBus } from '@platform/event-bus';
 import { registerErrorClassifier } from '@platform/oauth-errors';
-import { completeServiceApp, createServiceApp, listenService, registerCors, type ServiceAppOptions } from '@platform/service-runtime';
+import { completeServiceApp, createServiceApp, listenService, type ServiceAppOptions } from '@platform/service-runtime';
 import { AppModule } from './app.module';
 import type { ResourceConfig } from './config/resource-config';
+import { registerResourceCors } from './cors/cors-policy';
+import { McpBrowserOrigins, registerMcpHttpPolicy } from './mcp';
 import { ResourceMetrics } from './observability/resource-metrics';
 import { DemoDataSeeder } from './seed/demo-data.seeder';
 import { registerUploadParsers } from './storage/upload-parsers';
@@ -36,19 +38,11 @@ export async function createResourceServer(
   );
   registerUploadParsers(app.getHttpAdapter().getInstance(), config.storage.maxUploadBytes);
   registerMcpLimits(app);
-  // Browser clients on any origin call the API with bearer tokens, never cookies: no
-  // credentials, so no origin can ride on a user's session.
-  await registerCors(app, {
-    origin: '*',
-    credentials: false,
-    methods: ['GET', 'HEAD', 'POST', 'PATCH', 'DELETE', 'OPTIONS'],
-    allowedHeaders: ['Authorization', 'Content-Type'],
-    exposedHeaders: ['WWW-Authenticate'],
-    maxAge: 600,
-    // An OPTIONS request that is not a preflight (no Origin or Access-Control-Request-Method)
-    // goes on to routing and gets the JSON error every other request gets, not a text/plain 400.
-    strictPreflight: false,
-  });
+  // Browser clients: the API from any origin without credentials; /mcp from the public origin
+  // and MCP_ALLOWED_ORIGINS only, refusing every other Origin (cors/cors-policy.ts, mcp/mcp-http-policy.ts).
+  const mcpOrigins = new McpBrowserOrigins(config.resource, config.mcpAllowedOrigins);
+  await registerResourceCors(app, mcpOrigins);
+  registerMcpHttpPolicy(app, mcpOrigins);
   await completeServiceApp(app, options.eventBus ? undefined : eventBus);
   // Generated from the routes' own decorators, once everything is registered.
   publishOpenApiDocument(app);

@@ -5,6 +5,7 @@ import { uploadMaxBytesEnv } from '@platform/route-table';
 import { isAbsolute, resolve } from 'node:path';
 import { z } from 'zod';
 import { RESOURCE_PATHS } from '../documents/documents-options';
+import { mcpAllowedOriginsEnv } from '../mcp/mcp-origins';
 import { resolvePricingFile } from '../documents/pricing';
 
 /**
@@ -39,6 +40,12 @@ export const EnvSchema = z.object({
   INTROSPECTION_INACTIVE_TTL_SECONDS: seconds(10),
   /** The school anonymous callers see unless they pass `?school=<id>`. */
   DEFAULT_SCHOOL_ID: z.string().min(1).max(100).default('demo-school'),
+  /**
+   * Browser origins, besides the public origin, whose pages may call /mcp (comma-separated
+   * origins: a web-based MCP client). Every other Origin is refused with 403 (DNS-rebinding
+   * protection); clients that send no Origin (every non-browser one) are not concerned.
+   */
+  MCP_ALLOWED_ORIGINS: mcpAllowedOriginsEnv,
   /** Where uploads are kept; relative paths are resolved against the working directory. */
   STORAGE_DIR: z.string().min(1).optional(),
   UPLOAD_MAX_BYTES: uploadMaxBytesEnv,
@@ -91,6 +98,8 @@ export interface ResourceConfig {
     inactiveTtlSeconds: number;
   };
   defaultSchoolId: string;
+  /** MCP_ALLOWED_ORIGINS: the browser origins besides the public one that may call /mcp. */
+  mcpAllowedOrigins: string[];
   /** The plans behind /pricing.md (PRICING_FILE, or data/pricing.yaml shipped with the app). */
   pricingFile: string;
   storage: { dir: string; maxUploadBytes: number };
@@ -145,6 +154,7 @@ export function loadResourceConfig(env: NodeJS.ProcessEnv = process.env): Resour
       inactiveTtlSeconds: e.INTROSPECTION_INACTIVE_TTL_SECONDS,
     },
     defaultSchoolId: e.DEFAULT_SCHOOL_ID,
+    mcpAllowedOrigins: e.MCP_ALLOWED_ORIGINS,
     pricingFile: resolvePricingFile(env),
     storage: {
       dir: isAbsolute(storageDir) ? storageDir : resolve(process.cwd(), storageDir),

@@ -9,18 +9,22 @@ import {
   WebStandardStreamableHTTPServerTransport,
 } from '@modelcontextprotocol/server';
 import { type NodeMcpRequestHandler, toNodeHandler } from '@modelcontextprotocol/node';
-import { ANONYMOUS, type AuthPrincipal, bearerTokenOf, TokenValidator, withChallenge } from '@platform/bearer-auth';
+import { ANONYMOUS, type AuthPrincipal, bearerTokenOf, MissingTokenError, TokenValidator, withChallenge } from '@platform/bearer-auth';
 import { handOverToRaw } from '@platform/observability';
 import { toOAuthError } from '@platform/oauth-errors';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { JSON_RPC_ERRORS, requestIdOf, sendJsonRpcError } from './json-rpc-errors';
 import { createMcpServer } from './mcp-server';
 import { MCP_OPTIONS, mcpAudiences, mcpResource, mcpResourceMetadataUrl, type McpOptions } from './mcp-options';
 import { SCHOOL_SERVICES, type SchoolServices } from './school-services';
 import { scopeChallenge } from './scope-challenge';
 import { MCP_TOOLS } from './tools';
 
-/** JSON-RPC 2.0 error code of the answers this handler writes itself. */
-const SERVER_ERROR = -32000;
+/** Who calls: the principal the tools work for, and what the SDK is told about the token. */
+interface Caller {
+  principal: AuthPrincipal;
+  authInfo?: AuthInfo;
+}
 
 /**
  * /mcp on the MCP TypeScript SDK v2, stateless and JSON-only: any instance answers any request
@@ -33,12 +37,13 @@ const SERVER_ERROR = -32000;
  *   (`sessionIdGenerator: undefined`) that answers JSON (`enableJsonResponse`), the SDK's
  *   stateless idiom, over the same server factory.
  * Both see the same tools. Authentication happens before: the caller is anonymous or holds a
- * valid token for /mcp, and a call that needs more scopes has been challenged (step-up).
+ * valid token for /mcp, and a call that needs more scopes has been challenged (step-up). What
+ * happens before this handler, at the HTTP level (the Origin check, CORS, refused bodies), is
+ * mcp-http-policy.ts.
  */
 @Injectable()
 export class McpHttpHandler implements OnModuleDestroy {
   private readonly logger = new Logger('Mcp');
-  private readonly allowedOrigins: ReadonlySet<string>;
   private readonly resourceMetadataUrl: string;
   private readonly audiences: readonly string[];
   private readonly modern: ReturnType<typeof createMcpHandler>;
@@ -49,7 +54,6 @@ export class McpHttpHandler implements OnModuleDestroy {
     @Inject(MCP_OPTIONS) private readonly options: McpOptions,
     private readonly tokens: TokenValidator,
   ) {
-    this.allowedOrigins = new Set([new URL(options.publicBaseUrl).origin, ...(options.allowedOrigins ?? [])]);
     this.resourceMetadataUrl = mcpResourceMetadataUrl(options);
     this.audiences = mcpAudiences(options);
     const onerror = (error: Error) => this.logger.debug(error.message);
@@ -72,17 +76,22 @@ export class McpHttpHandler implements OnModuleDestroy {
   }
 
   async post(request: FastifyRequest, reply: FastifyReply): Promise<void> {
-    // MCP Streamable HTTP, security: "Servers MUST validate the Origin header on all incoming
-    // connections to prevent DNS rebinding attacks. If the Origin header is present and
-    // invalid, servers MUST respond with HTTP 403 Forbidden."
-    const origin = request.headers.origin;
-    if (origin !== undefined && !this.allowedOrigins.has(origin)) {
-      sendJsonRpcError(reply, 403, 'Forbidden: this Origin may not call the MCP endpoint');
+    let caller: Caller;
+    try {
+      caller = await this.authenticate(request.headers.authorization);
+      const challenge = scopeChallenge(request.body, caller.principal, this.resourceMetadataUrl);
+      if (challenge) throw challenge;
+    } catch (error) {
+      if (!(error instanceof MissingTokenError)) throw error;
+      // RFC 6750 §3.1: a request that lacks authentication information (none, or another
+      // scheme) gets a challenge that "SHOULD NOT include an error code or other error
+      // information", so no OAuth error body either: a JSON-RPC error the MCP client can show,
+      // beside the WWW-Authenticate header it acts on. A bad token (invalid_token) and a missing
+      // scope (insufficient_scope) keep their RFC 6750 codes and the OAuth body, as the MCP
+      // SDK's own bearer authentication answers them.
+      sendJsonRpcError(reply, 401, { code: JSON_RPC_ERRORS.serverError, message: error.description }, { id: requestIdOf(request.body), headers: error.headers });
       return;
     }
-    const caller = await this.authenticate(request.headers.authorization);
-    const challenge = scopeChallenge(request.body, caller.principal, this.resourceMetadataUrl);
-    if (challenge) throw challenge;
 
     // From here the SDK writes the response on the raw Node objects; Fastify must not.
     handOverToRaw(reply);
@@ -92,8 +101,12 @@ export class McpHttpHandler implements OnModuleDestroy {
 
   /** Stateless: no SSE stream to open (GET) and no session to end (DELETE). */
   methodNotAllowed(reply: FastifyReply): void {
-    reply.header('allow', 'POST');
-    sendJsonRpcError(reply, 405, 'Method not allowed: this MCP endpoint is stateless; use POST');
+    sendJsonRpcError(
+      reply,
+      405,
+      { code: JSON_RPC_ERRORS.serverError, message: 'Method not allowed: this MCP endpoint is stateless; use POST' },
+      { headers: { allow: 'POST' } },
+    );
   }
 
   /**
@@ -101,7 +114,7 @@ export class McpHttpHandler implements OnModuleDestroy {
    * token must be valid and for /mcp: MCP authorization, "Invalid or expired tokens MUST
    * receive a HTTP 401 response", with the RFC 9728 metadata URL of /mcp in the challenge.
    */
-  private async authenticate(authorization: string | string[] | undefined): Promise<{ principal: AuthPrincipal; authInfo?: AuthInfo }> {
+  private async authenticate(authorization: string | string[] | undefined): Promise<Caller> {
     try {
       const token = bearerTokenOf(authorization);
       if (token === undefined) return { principal: ANONYMOUS };
@@ -143,11 +156,4 @@ export class McpHttpHandler implements OnModuleDestroy {
       void server.close();
     }
   }
-}
-
-function sendJsonRpcError(reply: FastifyReply, status: number, message: string): void {
-  void reply
-    .status(status)
-    .header('content-type', 'application/json')
-    .send(JSON.stringify({ jsonrpc: '2.0', error: { code: SERVER_ERROR, message }, id: null }));
 }

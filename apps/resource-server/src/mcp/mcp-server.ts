@@ -2,10 +2,26 @@ import { Logger } from '@nestjs/common';
 import { type CallToolResult, McpServer } from '@modelcontextprotocol/server';
 import { OAuthError } from '@platform/oauth-errors';
 import { RESOURCE_PATHS } from '../documents/documents-options';
+import { portableToolSchema } from './portable-schema';
 import { type McpTool, type ToolContext, ToolNotFound } from './tool-definition';
 import { missingScopes } from './tools';
 
 export const SERVER_INFO = { name: 'course-platform', title: 'Course platform', version: '2.0.0' } as const;
+
+/**
+ * The MCP revisions /mcp serves, the newest first. Not the SDK's default list, which goes back
+ * to 2024-11-05 and 2024-10-07: those revisions have no Streamable HTTP transport and no
+ * authorization, so a client of theirs cannot use this endpoint. Lifecycle, version negotiation:
+ * "If the server supports the requested protocol version, it MUST respond with the same version.
+ * Otherwise, the server MUST respond with another protocol version it supports. This SHOULD be
+ * the latest version supported by the server": an `initialize` asking for anything else is
+ * answered with 2025-11-25, the newest initialize-based revision here (the SDK picks the first
+ * of this list's initialize-based ones). Streamable HTTP: "If the server receives a request with
+ * an invalid or unsupported MCP-Protocol-Version, it MUST respond with 400 Bad Request": the
+ * SDK's transports check the header against this list. 2026-07-28 requests name their revision
+ * in `_meta`; an unknown one is an UnsupportedProtocolVersionError listing what is served.
+ */
+export const MCP_PROTOCOL_VERSIONS = ['2026-07-28', '2025-11-25', '2025-06-18', '2025-03-26'];
 
 /**
  * 2026-07-28 caching hints (`ttlMs`/`cacheScope`). The tool list and the discovery answer are
@@ -28,6 +44,7 @@ const logger = new Logger('Mcp');
  */
 export function createMcpServer(tools: readonly McpTool[], context: ToolContext, publicBaseUrl: string): McpServer {
   const server = new McpServer(SERVER_INFO, {
+    supportedProtocolVersions: [...MCP_PROTOCOL_VERSIONS],
     capabilities: { tools: { listChanged: false } },
     cacheHints: { 'tools/list': FIVE_MINUTES, 'server/discover': FIVE_MINUTES },
     instructions:
@@ -44,8 +61,9 @@ export function createMcpServer(tools: readonly McpTool[], context: ToolContext,
       {
         title: tool.title,
         description: describe(tool),
-        inputSchema: tool.input,
-        outputSchema: tool.output,
+        // Validated by the zod schemas; advertised in the subset every provider accepts.
+        inputSchema: portableToolSchema(tool.input),
+        outputSchema: portableToolSchema(tool.output),
         annotations: { title: tool.title, ...tool.annotations },
       },
       (args: unknown) => call(tool, args, context),

@@ -9,11 +9,16 @@ import { Test } from '@nestjs/testing';
 import { ANONYMOUS, type AuthPrincipal, BearerAuthModule } from '@platform/bearer-auth';
 import { LocalEventBus } from '@platform/event-bus';
 import { InvalidRequestError, NotFoundError, OAuthExceptionFilter } from '@platform/oauth-errors';
+import { registerResourceCors } from '../cors/cors-policy';
+import { registerMcpHttpPolicy } from './mcp-http-policy';
+import { McpBrowserOrigins } from './mcp-origins';
 import { McpModule } from './mcp.module';
 import { SCHOOL_SERVICES } from './school-services';
 import { MCP_TOOLS } from './tools';
 
 const BASE = 'http://127.0.0.1:3000';
+/** A web-based MCP client's page, allowed as MCP_ALLOWED_ORIGINS would. */
+const AGENT_PAGE = 'https://agent.example';
 const METADATA = `${BASE}/.well-known/oauth-protected-resource/mcp`;
 /** A course as the REST service answers it, and as the catalog tools show it (their output schema's fields). */
 const COURSE_VIEW = {
@@ -124,6 +129,10 @@ describe('the MCP endpoint (SDK v2 server; 2026-07-28 and the 2025 revisions, st
       .compile();
     app = moduleRef.createNestApplication<NestFastifyApplication>(new FastifyAdapter(), { logger: false });
     app.useGlobalFilters(new OAuthExceptionFilter());
+    // As bootstrap.ts registers them.
+    const origins = new McpBrowserOrigins(BASE, [AGENT_PAGE]);
+    await registerResourceCors(app, origins);
+    registerMcpHttpPolicy(app, origins);
     await app.listen({ host: '127.0.0.1', port: 0 });
     url = new URL(`${await app.getUrl()}/mcp`.replace('[::1]', '127.0.0.1'));
     client = new Client({ name: 'catalog-test', version: '1.0.0' });
@@ -213,9 +222,51 @@ describe('the MCP endpoint (SDK v2 server; 2026-07-28 and the 2025 revisions, st
       expect(services.calls).toEqual([]);
     });
 
-    it('a protocol version it does not serve is refused', async () => {
-      const response = await post({ jsonrpc: '2.0', id: 3, method: 'tools/list' }, { 'mcp-protocol-version': '1999-01-01' });
-      expect(response.status).toBe(400);
+    it.each(['2024-11-05', '2024-10-07', '2099-01-01'])(
+      'initialize asking for %s, a revision it does not serve, is answered with 2025-11-25, the newest initialize-based one it serves',
+      async (version) => {
+        // Lifecycle: the header comes with the requests after initialization, not with initialize.
+        const response = await fetch(url, {
+          method: 'POST',
+          body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: version, capabilities: {}, clientInfo: { name: 'old', version: '1' } } }),
+          headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+        });
+        expect(response.status).toBe(200);
+        expect(await response.json()).toMatchObject({ id: 1, result: { protocolVersion: '2025-11-25' } });
+      },
+    );
+
+    it.each(['2024-11-05', '2024-10-07', '1999-01-01'])(
+      'a request whose MCP-Protocol-Version is %s, not served, is 400 naming the revisions it serves',
+      async (version) => {
+        const response = await post({ jsonrpc: '2.0', id: 3, method: 'tools/list' }, { 'mcp-protocol-version': version });
+        expect(response.status).toBe(400);
+        const body = (await response.json()) as { error: { message: string } };
+        expect(body.error.message).toContain('supported versions: 2026-07-28, 2025-11-25, 2025-06-18, 2025-03-26)');
+        expect(services.calls).toEqual([]);
+      },
+    );
+
+    it('a request without MCP-Protocol-Version is taken as 2025-03-26 (Streamable HTTP, backwards compatibility)', async () => {
+      const response = await fetch(url, {
+        method: 'POST',
+        body: JSON.stringify({ jsonrpc: '2.0', id: 5, method: 'tools/list' }),
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      });
+      expect(response.status).toBe(200);
+    });
+
+    it('2026-07-28: server/discover lists the revisions served', async () => {
+      const response = await post(
+        {
+          jsonrpc: '2.0',
+          id: 6,
+          method: 'server/discover',
+          params: { _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} } },
+        },
+        { 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'server/discover' },
+      );
+      expect(((await response.json()) as { result: { supportedVersions: string[] } }).result.supportedVersions).toEqual(['2026-07-28']);
     });
   });
 
@@ -254,17 +305,31 @@ describe('the MCP endpoint (SDK v2 server; 2026-07-28 and the 2025 revisions, st
       expect(await response.json()).toEqual({ error: 'invalid_token', error_description: description });
     });
 
-    it('another scheme is answered like no credentials', async () => {
+    it('another scheme is answered like no credentials: no error code, a JSON-RPC error body (RFC 6750 §3.1)', async () => {
       const response = await post({ jsonrpc: '2.0', id: 1, method: 'tools/list' }, { authorization: 'Basic YTpi' });
       expect(response.status).toBe(401);
       expect(response.headers.get('www-authenticate')).toBe(`Bearer resource_metadata="${METADATA}"`);
+      expect(await response.json()).toEqual({ jsonrpc: '2.0', error: { code: -32000, message: 'Only Bearer access tokens are accepted' }, id: 1 });
     });
 
-    it('a private tool without a token: 401 naming its scopes, so the client signs in', async () => {
+    it('a private tool without a token: 401 naming its scopes, so the client signs in; the body has no OAuth error code (RFC 6750 §3.1)', async () => {
       const response = await post(callMessage('list_students'));
       expect(response.status).toBe(401);
       expect(response.headers.get('www-authenticate')).toBe(`Bearer scope="students:read", resource_metadata="${METADATA}"`);
+      expect(response.headers.get('cache-control')).toBe('no-store');
+      expect(await response.json()).toEqual({
+        jsonrpc: '2.0',
+        error: { code: -32000, message: 'The tool list_students needs an access token with scope students:read' },
+        id: 7,
+      });
       expect(services.calls).toEqual([]);
+    });
+
+    it('the v2 SDK client without an auth provider shows what the body says', async () => {
+      const modern = new ClientV2({ name: 'anonymous', version: '1.0.0' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } });
+      await modern.connect(new TransportV2(url));
+      await expect(modern.callTool({ name: 'list_students', arguments: {} })).rejects.toThrow('The tool list_students needs an access token with scope students:read');
+      await modern.close();
     });
 
     it('a token for {base} works at /mcp; the service gets the token’s principal', async () => {
@@ -384,6 +449,27 @@ describe('the MCP endpoint (SDK v2 server; 2026-07-28 and the 2025 revisions, st
       expect(await response.json()).toEqual({ jsonrpc: '2.0', error: { code: -32000, message: expect.stringContaining('Method not allowed') }, id: null });
     });
 
+    it.each([
+      ['not JSON', '{"jsonrpc":', 'Parse error: the body is not valid JSON'],
+      ['empty', '', 'Parse error: the body is empty'],
+    ])('a body that is %s: 400 with a JSON-RPC parse error, id null', async (_case, body, message) => {
+      const response = await fetch(url, { method: 'POST', body, headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' } });
+      expect(response.status).toBe(400);
+      expect(await response.json()).toEqual({ jsonrpc: '2.0', error: { code: -32700, message }, id: null });
+    });
+
+    it('another media type: 415 with a JSON-RPC error', async () => {
+      const response = await fetch(url, { method: 'POST', body: 'tools/list', headers: { 'content-type': 'text/plain', accept: 'application/json, text/event-stream' } });
+      expect(response.status).toBe(415);
+      expect(await response.json()).toEqual({ jsonrpc: '2.0', error: { code: -32000, message: 'Unsupported Media Type: Content-Type must be application/json' }, id: null });
+    });
+
+    it('a body over the limit: 413 with a JSON-RPC error', async () => {
+      const response = await fetch(url, { method: 'POST', body: `"${'x'.repeat(1_100_000)}"`, headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' } });
+      expect(response.status).toBe(413);
+      expect(await response.json()).toMatchObject({ jsonrpc: '2.0', error: { code: -32000, message: expect.stringContaining('Payload too large') }, id: null });
+    });
+
     it('refuses a browser Origin other than the public origin (DNS rebinding), before looking at the token', async () => {
       const message = { jsonrpc: '2.0', id: 1, method: 'tools/list' };
       const foreign = await post(message, { origin: 'https://evil.example', authorization: 'Bearer nope' });
@@ -392,6 +478,51 @@ describe('the MCP endpoint (SDK v2 server; 2026-07-28 and the 2025 revisions, st
       const own = await post(message, { origin: BASE });
       expect(own.status).toBe(200);
       expect(((await own.json()) as { result: { tools: unknown[] } }).result.tools).toHaveLength(MCP_TOOLS.length);
+    });
+  });
+
+  describe('browser clients (CORS)', () => {
+    const preflight = (origin: string, path = '/mcp') =>
+      fetch(new URL(path, url), {
+        method: 'OPTIONS',
+        headers: { origin, 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization,content-type,mcp-protocol-version,mcp-method,mcp-name' },
+      });
+
+    it.each([BASE, AGENT_PAGE])('the preflight from %s, an allowed origin, grants that origin and the headers MCP clients send', async (origin) => {
+      const response = await preflight(origin);
+      expect(response.status).toBe(204);
+      expect(response.headers.get('access-control-allow-origin')).toBe(origin);
+      expect(response.headers.get('vary')).toContain('Origin');
+      expect(response.headers.get('access-control-allow-credentials')).toBeNull();
+      expect(response.headers.get('access-control-allow-methods')?.split(', ')).toEqual(expect.arrayContaining(['POST', 'GET', 'DELETE']));
+      expect(response.headers.get('access-control-allow-headers')?.toLowerCase().split(', ')).toEqual(
+        expect.arrayContaining(['authorization', 'content-type', 'mcp-protocol-version', 'mcp-method', 'mcp-name']),
+      );
+    });
+
+    it('the preflight from any other origin: 403, and no CORS grant at all', async () => {
+      const response = await preflight('https://evil.example');
+      expect(response.status).toBe(403);
+      expect(response.headers.get('access-control-allow-origin')).toBeNull();
+      expect(response.headers.get('access-control-allow-headers')).toBeNull();
+      expect(await response.json()).toEqual({ jsonrpc: '2.0', error: { code: -32000, message: 'Forbidden: this Origin may not call the MCP endpoint' }, id: null });
+    });
+
+    it('a request from an allowed page is served, with the challenge headers readable', async () => {
+      const response = await post(callMessage('list_students'), { origin: AGENT_PAGE });
+      expect(response.status).toBe(401);
+      expect(response.headers.get('access-control-allow-origin')).toBe(AGENT_PAGE);
+      expect(response.headers.get('access-control-expose-headers')?.split(', ')).toEqual(['WWW-Authenticate', 'Retry-After']);
+      const tools = await post({ jsonrpc: '2.0', id: 1, method: 'tools/list' }, { origin: AGENT_PAGE });
+      expect(tools.status).toBe(200);
+      expect(tools.headers.get('access-control-allow-origin')).toBe(AGENT_PAGE);
+    });
+
+    it('the rest of the service keeps any origin without credentials', async () => {
+      const response = await preflight('https://evil.example', '/api/v1/courses');
+      expect(response.status).toBe(204);
+      expect(response.headers.get('access-control-allow-origin')).toBe('*');
+      expect(response.headers.get('access-control-allow-headers')).toBe('Authorization, Content-Type');
     });
   });
 });

@@ -1,0 +1,34 @@
+import type { FastifyCorsOptions } from '@fastify/cors';
+import type { McpBrowserOrigins } from './mcp-origins';
+
+/**
+ * CORS of /mcp for a browser-based MCP client on an allowed origin: that origin (never `*`: the
+ * endpoint refuses every other one with 403, so a grant to `*` would promise what the next
+ * request does not keep), with `Vary: Origin`, and no credentials (bearer tokens, never
+ * cookies). Allowed request headers: what MCP clients send on every request (Authorization,
+ * Content-Type, MCP-Protocol-Version; 2026-07-28: Mcp-Method and Mcp-Name). No Mcp-Session-Id
+ * or Last-Event-ID: the endpoint is stateless, issues no session and opens no stream to resume.
+ * Exposed: WWW-Authenticate (the challenge a client reads to sign in or step up) and
+ * Retry-After (of a 429). GET and DELETE are listed because the endpoint answers them (405,
+ * `Allow: POST`), which a client can only read once the browser lets it through.
+ */
+export function mcpCorsOptions(origin: string): FastifyCorsOptions {
+  return {
+    origin,
+    credentials: false,
+    methods: ['GET', 'POST', 'DELETE', 'OPTIONS'],
+    allowedHeaders: ['Authorization', 'Content-Type', 'MCP-Protocol-Version', 'Mcp-Method', 'Mcp-Name'],
+    exposedHeaders: ['WWW-Authenticate', 'Retry-After'],
+    maxAge: 600,
+    strictPreflight: false,
+  };
+}
+
+/**
+ * The CORS options of a request to /mcp: the grant above for an allowed Origin; none at all
+ * otherwise (no Origin: not a browser; a refused one: mcp-http-policy.ts answers it 403, the
+ * preflight included).
+ */
+export function mcpCorsOptionsFor(origin: string | undefined, origins: McpBrowserOrigins): FastifyCorsOptions {
+  return origin !== undefined && origins.allows(origin) ? mcpCorsOptions(origin) : { origin: false };
+}
