@@ -448,7 +448,7 @@ export const AUTHORIZATION_SERVER_OPENAPI: Pick<OpenAPIObject, 'tags' | 'paths' 
             }
           },
           "401": {
-            "description": "`invalid_client`: client authentication failed (also an unknown, removed or disabled client, or a refused client ID metadata document)",
+            "description": "`invalid_client`: client authentication failed (also an unknown, removed or disabled client, a refused client ID metadata document, or a refused client assertion: its error_description says why)",
             "content": {
               "application/json": {
                 "schema": {
@@ -506,7 +506,7 @@ export const AUTHORIZATION_SERVER_OPENAPI: Pick<OpenAPIObject, 'tags' | 'paths' 
             }
           },
           "401": {
-            "description": "`invalid_client`: client authentication failed (also an unknown, removed or disabled client, or a refused client ID metadata document)",
+            "description": "`invalid_client`: client authentication failed (also an unknown, removed or disabled client, a refused client ID metadata document, or a refused client assertion: its error_description says why)",
             "content": {
               "application/json": {
                 "schema": {
@@ -572,7 +572,7 @@ export const AUTHORIZATION_SERVER_OPENAPI: Pick<OpenAPIObject, 'tags' | 'paths' 
             }
           },
           "401": {
-            "description": "`invalid_client`: client authentication failed (also an unknown, removed or disabled client, or a refused client ID metadata document)",
+            "description": "`invalid_client`: client authentication failed (also an unknown, removed or disabled client, a refused client ID metadata document, or a refused client assertion: its error_description says why)",
             "content": {
               "application/json": {
                 "schema": {
@@ -973,6 +973,18 @@ export const AUTHORIZATION_SERVER_OPENAPI: Pick<OpenAPIObject, 'tags' | 'paths' 
             "type": "string",
             "description": "Confidential clients, unless they send HTTP Basic (client_secret_basic) instead; never both"
           },
+          "client_assertion_type": {
+            "type": "string",
+            "description": "private_key_jwt clients: always `urn:ietf:params:oauth:client-assertion-type:jwt-bearer`",
+            "enum": [
+              "urn:ietf:params:oauth:client-assertion-type:jwt-bearer"
+            ]
+          },
+          "client_assertion": {
+            "type": "string",
+            "description": "private_key_jwt clients: a JWT signed with the client’s private key (RS256, RS384, RS512, PS256, PS384, PS512, ES256, ES384, ES512, EdDSA, Ed25519): iss and sub the client_id, aud the issuer identifier or the token endpoint URL (or an array holding one of them), exp at most 300 seconds away, and a jti used once. Never together with client_secret or HTTP Basic",
+            "maxLength": 4096
+          },
           "resource": {
             "type": "string",
             "description": "Optional (RFC 8707); must be the API or a URI under it (the audience was fixed at authorization)",
@@ -1007,6 +1019,18 @@ export const AUTHORIZATION_SERVER_OPENAPI: Pick<OpenAPIObject, 'tags' | 'paths' 
           "client_secret": {
             "type": "string",
             "description": "Confidential clients, unless they send HTTP Basic (client_secret_basic) instead; never both"
+          },
+          "client_assertion_type": {
+            "type": "string",
+            "description": "private_key_jwt clients: always `urn:ietf:params:oauth:client-assertion-type:jwt-bearer`",
+            "enum": [
+              "urn:ietf:params:oauth:client-assertion-type:jwt-bearer"
+            ]
+          },
+          "client_assertion": {
+            "type": "string",
+            "description": "private_key_jwt clients: a JWT signed with the client’s private key (RS256, RS384, RS512, PS256, PS384, PS512, ES256, ES384, ES512, EdDSA, Ed25519): iss and sub the client_id, aud the issuer identifier or the token endpoint URL (or an array holding one of them), exp at most 300 seconds away, and a jti used once. Never together with client_secret or HTTP Basic",
+            "maxLength": 4096
           },
           "scope": {
             "type": "string",
@@ -1100,12 +1124,24 @@ export const AUTHORIZATION_SERVER_OPENAPI: Pick<OpenAPIObject, 'tags' | 'paths' 
           "client_secret": {
             "type": "string",
             "description": "Confidential clients, unless they send HTTP Basic (client_secret_basic) instead; never both"
+          },
+          "client_assertion_type": {
+            "type": "string",
+            "description": "private_key_jwt clients: always `urn:ietf:params:oauth:client-assertion-type:jwt-bearer`",
+            "enum": [
+              "urn:ietf:params:oauth:client-assertion-type:jwt-bearer"
+            ]
+          },
+          "client_assertion": {
+            "type": "string",
+            "description": "private_key_jwt clients: a JWT signed with the client’s private key (RS256, RS384, RS512, PS256, PS384, PS512, ES256, ES384, ES512, EdDSA, Ed25519): iss and sub the client_id, aud the issuer identifier or the token endpoint URL (or an array holding one of them), exp at most 300 seconds away, and a jti used once. Never together with client_secret or HTTP Basic",
+            "maxLength": 4096
           }
         }
       },
       "IntrospectionRequest": {
         "type": "object",
-        "description": "RFC 7662 §2.1. The caller authenticates as a confidential client: in the body (client_secret_post) or with HTTP Basic.",
+        "description": "RFC 7662 §2.1. The caller authenticates as a confidential client: its secret in the body (client_secret_post) or with HTTP Basic, or a client assertion (private_key_jwt).",
         "required": [
           "token"
         ],
@@ -1120,11 +1156,23 @@ export const AUTHORIZATION_SERVER_OPENAPI: Pick<OpenAPIObject, 'tags' | 'paths' 
           },
           "client_id": {
             "type": "string",
-            "description": "client_secret_post authentication"
+            "description": "client_secret_post authentication (optional with a client assertion)"
           },
           "client_secret": {
             "type": "string",
             "description": "client_secret_post authentication"
+          },
+          "client_assertion_type": {
+            "type": "string",
+            "description": "private_key_jwt clients: always `urn:ietf:params:oauth:client-assertion-type:jwt-bearer`",
+            "enum": [
+              "urn:ietf:params:oauth:client-assertion-type:jwt-bearer"
+            ]
+          },
+          "client_assertion": {
+            "type": "string",
+            "description": "private_key_jwt clients: a JWT signed with the client’s private key (RS256, RS384, RS512, PS256, PS384, PS512, ES256, ES384, ES512, EdDSA, Ed25519): iss and sub the client_id, aud the issuer identifier or the token endpoint URL (or an array holding one of them), exp at most 300 seconds away, and a jti used once. Never together with client_secret or HTTP Basic",
+            "maxLength": 4096
           }
         }
       },
@@ -1307,21 +1355,42 @@ export const AUTHORIZATION_SERVER_OPENAPI: Pick<OpenAPIObject, 'tags' | 'paths' 
           },
           "token_endpoint_auth_methods_supported": {
             "type": "array",
-            "description": "none, client_secret_basic, client_secret_post",
+            "description": "none, client_secret_basic, client_secret_post, private_key_jwt",
+            "items": {
+              "type": "string"
+            }
+          },
+          "token_endpoint_auth_signing_alg_values_supported": {
+            "type": "array",
+            "description": "The algorithms of private_key_jwt assertions: RS256, RS384, RS512, PS256, PS384, PS512, ES256, ES384, ES512, EdDSA, Ed25519",
             "items": {
               "type": "string"
             }
           },
           "revocation_endpoint_auth_methods_supported": {
             "type": "array",
-            "description": "none, client_secret_basic, client_secret_post",
+            "description": "none, client_secret_basic, client_secret_post, private_key_jwt",
+            "items": {
+              "type": "string"
+            }
+          },
+          "revocation_endpoint_auth_signing_alg_values_supported": {
+            "type": "array",
+            "description": "As token_endpoint_auth_signing_alg_values_supported",
             "items": {
               "type": "string"
             }
           },
           "introspection_endpoint_auth_methods_supported": {
             "type": "array",
-            "description": "client_secret_post, client_secret_basic",
+            "description": "client_secret_post, client_secret_basic, private_key_jwt",
+            "items": {
+              "type": "string"
+            }
+          },
+          "introspection_endpoint_auth_signing_alg_values_supported": {
+            "type": "array",
+            "description": "As token_endpoint_auth_signing_alg_values_supported",
             "items": {
               "type": "string"
             }
