@@ -1,5 +1,6 @@
 import { ALL_SCOPES, SCOPES } from '@platform/scopes';
 import { spawnSync } from 'node:child_process';
+import { MCP_PROTOCOL_VERSIONS } from '../mcp/mcp-server';
 import { MCP_TOOLS, renderMcpToolTable } from '../mcp/tools';
 import { CALLBACK_CHECK, JSON_HELPER, renderAuthGuide, renderScopeTable } from './auth-guide';
 import { TEST_OPTIONS } from '../../test/support/documents-options';
@@ -75,6 +76,20 @@ describe('the authentication guide (/auth.md)', () => {
     expect(guide).toContain('https://learn.example.com/.well-known/oauth-protected-resource/mcp');
     expect(guide).toMatch(/`tools\/list` shows every tool to every caller/);
     expect(guide).toContain('error="insufficient_scope"');
+  });
+
+  it('says one thing about the token audience: always the origin, whatever resource was asked for (the only audience issued)', () => {
+    const audiences = [...guide.matchAll(/audience is\s+`([^`]+)`/g)].map((match) => match[1]);
+    expect(audiences.length).toBeGreaterThanOrEqual(2);
+    expect(new Set(audiences)).toEqual(new Set(['https://learn.example.com']));
+    expect(guide).not.toMatch(/audience\s+`https:\/\/learn\.example\.com\/mcp`/);
+    expect(guide).toContain('`resource=https://learn.example.com/mcp`');
+  });
+
+  it('names the MCP revisions served and how another one is negotiated', () => {
+    for (const version of MCP_PROTOCOL_VERSIONS) expect(guide).toContain(version);
+    expect(guide).toMatch(/An\s+`initialize` asking for another revision is answered with\s+`2025-11-25`/);
+    expect(guide).toMatch(/`MCP-Protocol-Version` header names a revision it does not serve is\s+`400`/);
   });
 
   it('tells client authors what a client ID metadata document must contain', () => {

@@ -175,7 +175,7 @@ ${CALLBACK_LISTENER}
 | \`state\` | a fresh random value; the callback must bring it back unchanged (CSRF protection) |
 | \`code_challenge\` | the S256 challenge of step 3 |
 | \`code_challenge_method\` | \`S256\` |
-| \`resource\` | \`${base}\` (RFC 8707). \`${base}${RS.mcp}\` and \`${base}${RS.api}\` are accepted too, in any spelling \`URL.href\` gives (trailing slash, upper-case scheme or host); the token's audience is always \`${base}\`, so one token serves the API and the MCP endpoint |
+| \`resource\` | \`${base}\` (RFC 8707). Any URI under it is accepted too, \`${base}${RS.mcp}\` (what MCP clients send) and \`${base}${RS.api}\` included, in any spelling \`URL.href\` gives (trailing slash, upper-case scheme or host). The platform is one protected resource: whichever you send, the token's audience is \`${base}\`, and one token serves the API and the MCP endpoint |
 | \`nonce\` | optional (OpenID Connect): echoed in the ID token when \`openid\` is requested |
 | \`prompt\` | optional: \`login\`, \`consent\`, \`select_account\` or \`none\` (consent is asked on every authorization, so \`none\` answers \`consent_required\`) |
 
@@ -281,18 +281,29 @@ at the token endpoint.
 
 \`${base}${RS.mcp}\` is a Model Context Protocol server (Streamable HTTP, stateless, POST only). It serves the
 protocol revision 2026-07-28 (no \`initialize\`; \`_meta\` and the \`Mcp-Method\`/\`Mcp-Name\` headers on every
-request) and 2025-11-25, 2025-06-18 and 2025-03-26 (\`initialize\` first, no session id). Its protected resource
-metadata is \`${base}${RS.protectedResourceMetadataMcp}\`: \`resource\` is \`${base}${RS.mcp}\` and \`scopes_supported\`
-lists the scopes its tools use.
+request) and 2025-11-25, 2025-06-18 and 2025-03-26 (\`initialize\` first, no session id), nothing older. An
+\`initialize\` asking for another revision is answered with \`2025-11-25\` (disconnect if you cannot speak it); a
+request whose \`MCP-Protocol-Version\` header names a revision it does not serve is \`400\`, listing those it does; a
+request without the header is taken as 2025-03-26. Its protected resource metadata is
+\`${base}${RS.protectedResourceMetadataMcp}\`: \`resource\` is \`${base}${RS.mcp}\` and \`scopes_supported\` lists the
+scopes its tools use.
 
-- Without a token, the public catalog tools work. A token sent to \`${RS.mcp}\` must be valid and meant for it (its
-  audience \`${base}\` or \`${base}${RS.mcp}\`), otherwise \`401\` \`invalid_token\` with the \`resource_metadata\` above.
-  A token whose audience is \`${base}${RS.mcp}\` serves \`${RS.mcp}\` only; one for \`${base}\` serves the API and \`${RS.mcp}\`.
+- Without a token, the public catalog tools work. Authorize with \`resource=${base}${RS.mcp}\` (as MCP clients do) or
+  \`resource=${base}\`: either way the token's audience is \`${base}\`, the platform's one protected resource, of which
+  \`${RS.mcp}\` is a part, so the same token serves \`${RS.mcp}\` and the API. A token that is unknown, expired, revoked or
+  for another resource is answered \`401\` \`invalid_token\` with the \`resource_metadata\` above.
 - \`tools/list\` shows every tool to every caller; each private tool's description names the scopes it needs.
 - Step-up: calling a tool whose scopes the token lacks is answered \`403\` with
   \`WWW-Authenticate: Bearer error="insufficient_scope", ..., scope="<every scope the call needs>", resource_metadata="..."\`
-  (\`401\` with \`scope=\` without a token). Authorize again with the scopes you hold plus those, then retry the call.
-  A refresh cannot add scopes (RFC 6749 §6).
+  (\`401\` with \`scope=\` and no error code without a token, its body a JSON-RPC error saying which tool needs which
+  scope). Authorize again with the scopes you hold plus those, then retry the call. A refresh cannot add scopes
+  (RFC 6749 §6).
+- Tool schemas keep to plain JSON Schema that every model provider's function calling reads: one \`type\` per field,
+  no \`$ref\`; an optional input is left out rather than sent as \`null\`, and a field of an answer that may be null
+  says so with \`anyOf\` and a \`null\` branch.
+- From a web page: only the platform's own origin and the origins its operator allows may call \`${RS.mcp}\` (any other
+  \`Origin\` is \`403\`, the CORS preflight included: DNS-rebinding protection); clients outside a browser send no
+  \`Origin\` and are not concerned.
 
 ${renderMcpToolTable()}
 ## Hosted clients: a client ID metadata document
