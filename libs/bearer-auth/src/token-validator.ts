@@ -256,7 +256,7 @@ function toCachedAnswer(answer: IntrospectionResponse): CachedAnswer {
     userId: answer.sub,
     clientId: answer.client_id,
     scopes: answer.scope ? answer.scope.split(' ') : [],
-    audience: audience.map(withoutTrailingSlash),
+    audience: audience.map((value) => withoutTrailingSlashes(value)),
     expiresAt: answer.exp,
   };
 }
