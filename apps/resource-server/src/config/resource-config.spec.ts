@@ -28,7 +28,6 @@ describe('loadResourceConfig', () => {
       authServerUrl: 'http://127.0.0.1:3001',
       operations: { logLevel: 'info', healthCheckTimeoutMs: 1000, shutdownTimeoutMs: 8000 },
     });
-    expect(config.storage.dir).toMatch(/\.data\/resource\/storage$/);
   });
 
   it('derives the canonical resource URI without a trailing slash', () => {
@@ -60,23 +59,21 @@ describe('loadResourceConfig', () => {
   });
 
   it.each([
-    ['SEED_DEMO_DATA', { SEED_DEMO_DATA: 'true', STORAGE_DIR: '/srv/files' }],
-    ['EMBEDDED_MODE', { EMBEDDED_MODE: 'true', SEED_DEMO_DATA: 'false', STORAGE_DIR: '/srv/files' }],
-    ['STORAGE_DIR', {}],
-    ['INTROSPECTION_CLIENT_SECRET', { STORAGE_DIR: '/srv/files', INTROSPECTION_CLIENT_SECRET: 'x'.repeat(31) }],
-    ['REDIS_URL', { STORAGE_DIR: '/srv/files', REDIS_URL: undefined }],
+    ['SEED_DEMO_DATA', { SEED_DEMO_DATA: 'true' }],
+    ['EMBEDDED_MODE', { EMBEDDED_MODE: 'true', SEED_DEMO_DATA: 'false' }],
+    ['INTROSPECTION_CLIENT_SECRET', { INTROSPECTION_CLIENT_SECRET: 'x'.repeat(31) }],
+    ['REDIS_URL', { REDIS_URL: undefined }],
   ])('refuses development settings in production: %s', (variable, env) => {
     const load = () => loadResourceConfig({ ...minimal, NODE_ENV: 'production', REDIS_URL: 'redis://redis.internal:6379', ...env });
     expect(load).toThrow(ConfigError);
     expect(load).toThrow(new RegExp(`^${variable}: `));
   });
 
-  it('starts in production with a real database, a storage directory and a 32-character secret', () => {
+  it('starts in production with a real database, Redis and a 32-character secret (uploads need no directory: they are kept in the database)', () => {
     const config = loadResourceConfig({
       ...minimal,
       NODE_ENV: 'production',
       PUBLIC_BASE_URL: 'https://academy.example',
-      STORAGE_DIR: '/srv/files',
       INTROSPECTION_CLIENT_SECRET: 'x'.repeat(32),
       REDIS_URL: 'redis://redis.internal:6379',
       LOG_LEVEL: 'warn',

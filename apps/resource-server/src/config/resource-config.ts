@@ -2,7 +2,6 @@ import { introspectionClientEnv, OAUTH_PATHS, productionIntrospectionSecretProbl
 import { envProblems, hostEnv, operationsConfig, operationsEnv, type OperationsConfig, portEnv } from '@platform/observability';
 import { type Limit, trustedProxiesSchema } from '@platform/rate-limits';
 import { uploadMaxBytesEnv } from '@platform/route-table';
-import { isAbsolute, resolve } from 'node:path';
 import { z } from 'zod';
 import { RESOURCE_PATHS } from '../documents/documents-options';
 import { mcpAllowedOriginsEnv } from '../mcp/mcp-origins';
@@ -46,8 +45,6 @@ export const EnvSchema = z.object({
    * protection); clients that send no Origin (every non-browser one) are not concerned.
    */
   MCP_ALLOWED_ORIGINS: mcpAllowedOriginsEnv,
-  /** Where uploads are kept; relative paths are resolved against the working directory. */
-  STORAGE_DIR: z.string().min(1).optional(),
   UPLOAD_MAX_BYTES: uploadMaxBytesEnv,
   /** Set by the launcher when it runs the embedded PostgreSQL. */
   EMBEDDED_MODE: booleanFlag.default(false),
@@ -102,7 +99,8 @@ export interface ResourceConfig {
   mcpAllowedOrigins: string[];
   /** The plans behind /pricing.md (PRICING_FILE, or data/pricing.yaml shipped with the app). */
   pricingFile: string;
-  storage: { dir: string; maxUploadBytes: number };
+  /** Uploads are kept in the database (storage/): only their size limit is configured. */
+  storage: { maxUploadBytes: number };
   embedded: boolean;
   seedDemoData: boolean;
   operations: OperationsConfig;
@@ -111,9 +109,6 @@ export interface ResourceConfig {
 }
 
 export class ConfigError extends Error {}
-
-/** Outside production an unset STORAGE_DIR means the git-ignored .data/ next to the databases. */
-const DEVELOPMENT_STORAGE_DIR = '.data/resource/storage';
 
 export function loadResourceConfig(env: NodeJS.ProcessEnv = process.env): ResourceConfig {
   const parsed = EnvSchema.safeParse(env);
@@ -130,12 +125,10 @@ export function loadResourceConfig(env: NodeJS.ProcessEnv = process.env): Resour
     // Without it each replica validates on its own: deaf to revocations heard by the others'
     // caches, its rate limits counted per replica (the embedded mode, refused here, keeps its in-process bus).
     if (!e.REDIS_URL) throw new ConfigError('REDIS_URL: production needs Redis, shared by every replica of both services (revocation events, introspection cache, rate limits)');
-    if (!e.STORAGE_DIR) throw new ConfigError('STORAGE_DIR: production needs a directory for uploaded files');
     const secretProblem = productionIntrospectionSecretProblem(e.INTROSPECTION_CLIENT_SECRET);
     if (secretProblem) throw new ConfigError(secretProblem);
   }
   const authServerUrl = withoutTrailingSlashes(e.AUTH_SERVER_URL);
-  const storageDir = e.STORAGE_DIR ?? DEVELOPMENT_STORAGE_DIR;
   return {
     env: e.NODE_ENV,
     host: e.HOST,
@@ -156,10 +149,7 @@ export function loadResourceConfig(env: NodeJS.ProcessEnv = process.env): Resour
     defaultSchoolId: e.DEFAULT_SCHOOL_ID,
     mcpAllowedOrigins: e.MCP_ALLOWED_ORIGINS,
     pricingFile: resolvePricingFile(env),
-    storage: {
-      dir: isAbsolute(storageDir) ? storageDir : resolve(process.cwd(), storageDir),
-      maxUploadBytes: e.UPLOAD_MAX_BYTES,
-    },
+    storage: { maxUploadBytes: e.UPLOAD_MAX_BYTES },
     embedded: e.EMBEDDED_MODE,
     seedDemoData,
     operations: operationsConfig(e),

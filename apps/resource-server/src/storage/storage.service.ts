@@ -8,9 +8,9 @@ import { RESOURCE_CONFIG, type ResourceConfig } from '../config/resource-config'
 import type { StoredFile } from '../generated/prisma/client';
 import { ViewerService } from '../tenancy/viewer.service';
 import { contentMatches, isUploadContentType, mediaType, servedContentType, UPLOAD_CONTENT_TYPES } from './content-types';
-import { FileStore } from './file-store';
 import type { StoredFileDto } from './storage.dto';
 import { StorageRepository } from './storage.repository';
+import { CONTENT_SLICE_BYTES, storedContentStream } from './stored-content';
 
 export const FILES_PATH = `${API_PREFIX}/storage/files`;
 
@@ -34,7 +34,6 @@ export class StorageService {
   constructor(
     @Inject(RESOURCE_CONFIG) private readonly config: ResourceConfig,
     private readonly viewers: ViewerService,
-    private readonly files: FileStore,
     private readonly storage: StorageRepository,
   ) {}
 
@@ -51,23 +50,20 @@ export class StorageService {
     }
     if (!contentMatches(type, content)) throw new InvalidRequestError(`request body: the content is not ${type}`);
 
-    const id = newFileId();
-    await this.files.put(id, content);
-    try {
-      const stored = await this.storage.insertStoredFile({
-        id,
+    // In the database, not on this replica's disk: any replica serves the file.
+    const stored = await this.storage.insertStoredFile(
+      {
+        id: newFileId(),
         schoolId,
         uploadedBy: userId,
         filename: filename ?? null,
         contentType: type,
         size: content.length,
         sha256: createHash('sha256').update(content).digest('hex'),
-      });
-      return this.toView(stored);
-    } catch (error) {
-      await this.files.remove(id);
-      throw error;
-    }
+      },
+      content,
+    );
+    return this.toView(stored);
   }
 
   /**
@@ -76,12 +72,14 @@ export class StorageService {
    */
   async serve(id: string): Promise<ServedFile> {
     const stored = await this.storage.findStoredFileById(id);
-    const opened = stored ? await this.files.open(id) : null;
-    if (!stored || !opened) throw notFound('file');
+    // The first slice read now: a file without its content is a 404, not a broken 200.
+    const first = stored ? await this.storage.readContentSlice(id, 0, Math.min(CONTENT_SLICE_BYTES, stored.size)) : null;
+    if (!stored || !first) throw notFound('file');
+    const content = storedContentStream(stored.size, first, (offset, length) => this.storage.readContentSlice(id, offset, length));
     return {
-      file: new StreamableFile(opened.stream, {
+      file: new StreamableFile(content, {
         type: servedContentType(stored.contentType),
-        length: opened.size,
+        length: stored.size,
         disposition: contentDisposition(stored.filename),
       }),
       headers: {
