@@ -13,7 +13,8 @@ export type ComposeRule =
   | 'waits-for-health-not-start'
   | 'no-secret-literals'
   | 'app-healthcheck'
-  | 'storage-on-named-volume'
+  | 'stateless-apps'
+  | 'apps-share-redis'
   | 'production-by-default'
   | 'only-gateway-published'
   | 'app-memory-limit'
@@ -270,12 +271,16 @@ export function checkCompose(compose: unknown, source: string, options: ComposeC
     }
   }
 
-  const resourceServer = services['resource-server'];
-  if (resourceServer) {
-    const storage = environmentOf(resourceServer)['STORAGE_DIR'];
-    if (!storage || !namedMounts(resourceServer, declaredVolumes).has(storage.replace(/\/+$/, ''))) {
-      add('storage-on-named-volume', `resource-server: STORAGE_DIR (${storage ?? 'unset'}) on a named volume`);
-    }
+  // Every replica serves every request: what the services keep lives in PostgreSQL (uploads
+  // included) and Redis, never on a container's own volume.
+  for (const app of options.apps) {
+    const volumes = services[app]?.['volumes'];
+    if (Array.isArray(volumes) && volumes.length > 0) add('stateless-apps', `${app}: no volume (its state is in PostgreSQL and Redis)`);
+  }
+  // Revocations, rate limits and the introspection cache cross services and replicas through one Redis.
+  const redisUrls = ['auth-server', 'resource-server'].filter((app) => services[app]).map((app) => environmentOf(services[app])['REDIS_URL']);
+  if (redisUrls.some((url) => !url) || new Set(redisUrls).size > 1) {
+    add('apps-share-redis', `auth-server and resource-server: the same REDIS_URL (found ${redisUrls.map((url) => url ?? 'unset').join(', ')})`);
   }
 
   for (const [name, service] of Object.entries(services)) {

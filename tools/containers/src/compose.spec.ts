@@ -124,8 +124,6 @@ services:
       DATABASE_URL: postgresql://platform:\${POSTGRES_PASSWORD:?required}@postgres:5432/resource
       REDIS_URL: redis://redis:6379
       AUTH_SERVER_URL: http://auth-server:3001
-      STORAGE_DIR: /var/lib/platform/storage
-    volumes: [resource-storage:/var/lib/platform/storage]
     depends_on:
       migrate: { condition: service_completed_successfully }
       postgres: { condition: service_healthy }
@@ -143,7 +141,6 @@ services:
     mem_limit: 805306368
 volumes:
   postgres-data:
-  resource-storage:
 `;
 
 type Compose = { services: Record<string, Record<string, unknown>>; volumes: Record<string, unknown> };
@@ -195,7 +192,9 @@ const NEGATIVE_CASES: [ComposeRule, string, (compose: Compose) => void][] = [
   ['no-secret-literals', 'a literal postgres password', (c) => (env(c, 'postgres')['POSTGRES_PASSWORD'] = 'postgres')],
   ['app-healthcheck', 'no healthcheck anywhere', () => undefined],
   ['app-healthcheck', "the image's healthcheck disabled", (c) => (s(c, 'gateway')['healthcheck'] = { disable: true })],
-  ['storage-on-named-volume', 'uploads in the container layer', (c) => delete s(c, 'resource-server')['volumes']],
+  ['stateless-apps', 'uploads on a volume of the resource server', (c) => (s(c, 'resource-server')['volumes'] = ['resource-storage:/var/lib/platform/storage'])],
+  ['apps-share-redis', 'a resource server without Redis', (c) => delete env(c, 'resource-server')['REDIS_URL']],
+  ['apps-share-redis', 'two Redis', (c) => (env(c, 'resource-server')['REDIS_URL'] = 'redis://other-redis:6379')],
   ['production-by-default', 'development forced', (c) => (env(c, 'auth-server')['NODE_ENV'] = 'development')],
   ['only-gateway-published', 'PostgreSQL published', (c) => (s(c, 'postgres')['ports'] = ['5432:5432'])],
   ['only-gateway-published', 'the auth server published', (c) => (s(c, 'auth-server')['ports'] = ['3001:3001'])],
@@ -255,7 +254,8 @@ describe('the compose checker', () => {
       'waits-for-health-not-start',
       'no-secret-literals',
       'app-healthcheck',
-      'storage-on-named-volume',
+      'stateless-apps',
+      'apps-share-redis',
       'production-by-default',
       'only-gateway-published',
       'app-memory-limit',
