@@ -115,6 +115,30 @@ describe('/mcp with the MCP SDK client', () => {
     }
   });
 
+  it('serves schemas every model provider reads: one type per field, no null among the inputs, no $schema, $ref or additionalProperties', async () => {
+    const { tools } = await client.listTools();
+    const problems: string[] = [];
+    const walk = (node: unknown, path: string, input: boolean): void => {
+      if (Array.isArray(node)) return node.forEach((item, index) => walk(item, `${path}[${index}]`, input));
+      if (typeof node !== 'object' || node === null) return;
+      for (const [key, value] of Object.entries(node)) {
+        if (key === 'properties') {
+          for (const [name, child] of Object.entries(value as Record<string, unknown>)) walk(child, `${path}.${name}`, input);
+          continue;
+        }
+        if (key === 'type' && typeof value !== 'string') problems.push(`${path}: type ${JSON.stringify(value)}`);
+        if (key === 'type' && value === 'null' && input) problems.push(`${path}: null in an input`);
+        if (['$schema', '$ref', '$defs', 'additionalProperties', 'oneOf', 'allOf', 'const'].includes(key)) problems.push(`${path}: ${key}`);
+        walk(value, `${path}/${key}`, input);
+      }
+    };
+    for (const tool of tools) {
+      walk(tool.inputSchema, `${tool.name} input`, true);
+      walk(tool.outputSchema, `${tool.name} output`, false);
+    }
+    expect(problems).toEqual([]);
+  });
+
   it('calls them anonymously and gets structured content', async () => {
     const courses = await client.callTool({ name: 'list_courses', arguments: {} });
     const list = courses.structuredContent as { data: { id: string }[] };

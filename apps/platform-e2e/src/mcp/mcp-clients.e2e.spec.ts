@@ -50,13 +50,15 @@ describe('/mcp protected resource metadata (RFC 9728)', () => {
   });
 });
 
+/** A POST to /mcp as a 2025-11-25 client sends it; a string body goes as it is. */
+const post = (body: unknown, headers: Record<string, string> = {}) => {
+  const sent: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-11-25', ...headers };
+  if (sent['mcp-protocol-version'] === '') delete sent['mcp-protocol-version'];
+  return fetch(mcpUrl(), { method: 'POST', headers: sent, body: typeof body === 'string' ? body : JSON.stringify(body) });
+};
+const toolsList = (headers: Record<string, string>) => post({ jsonrpc: '2.0', id: 1, method: 'tools/list' }, headers);
+
 describe('/mcp refusals through the origin', () => {
-  const toolsList = (headers: Record<string, string>) =>
-    fetch(mcpUrl(), {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-11-25', ...headers },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
-    });
 
   it('an invalid token: 401 invalid_token naming the /mcp metadata', async () => {
     const response = await toolsList({ authorization: 'Bearer nope' });
@@ -68,6 +70,66 @@ describe('/mcp refusals through the origin', () => {
 
   it('a foreign Origin: 403', async () => {
     expect((await toolsList({ origin: 'https://evil.example' })).status).toBe(403);
+  });
+
+  it('a private tool without a token: 401 naming its scope, no OAuth error code, a JSON-RPC error body (RFC 6750 §3.1)', async () => {
+    const response = await post({ jsonrpc: '2.0', id: 4, method: 'tools/call', params: { name: 'list_orders', arguments: {} } });
+    expect(response.status).toBe(401);
+    expect(response.headers.get('www-authenticate')).toBe(`Bearer scope="orders:read", resource_metadata="${metadataUrl()}"`);
+    expect(await response.json()).toEqual({ jsonrpc: '2.0', error: { code: -32000, message: 'The tool list_orders needs an access token with scope orders:read' }, id: 4 });
+  });
+
+  it.each([
+    ['not JSON', '{"jsonrpc":"2.0",', 'Parse error: the body is not valid JSON'],
+    ['a lone surrogate', '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"search_courses","arguments":{"query":"\\ud800"}}}', 'Parse error: The JSON body has a string that is not well-formed Unicode (a lone UTF-16 surrogate)'],
+  ])('a body that is %s: 400, a JSON-RPC parse error with id null', async (_case, body, message) => {
+    const response = await post(body);
+    expect(response.status).toBe(400);
+    expect(await response.json()).toEqual({ jsonrpc: '2.0', error: { code: -32700, message }, id: null });
+  });
+});
+
+describe('/mcp protocol revisions through the origin', () => {
+  it.each(['2024-11-05', '2024-10-07'])('initialize for %s, not served: answered with 2025-11-25', async (version) => {
+    const response = await post({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: version, capabilities: {}, clientInfo: { name: 'old', version: '1' } } }, { 'mcp-protocol-version': '' });
+    expect(response.status).toBe(200);
+    expect(await response.json()).toMatchObject({ id: 1, result: { protocolVersion: '2025-11-25' } });
+  });
+
+  it('MCP-Protocol-Version 2024-11-05: 400 naming the revisions served', async () => {
+    const response = await post({ jsonrpc: '2.0', id: 2, method: 'tools/list' }, { 'mcp-protocol-version': '2024-11-05' });
+    expect(response.status).toBe(400);
+    expect(((await response.json()) as { error: { message: string } }).error.message).toContain('2026-07-28, 2025-11-25, 2025-06-18, 2025-03-26');
+  });
+});
+
+describe('/mcp from a web page (CORS) through the origin', () => {
+  const preflight = (origin: string, path = '/mcp') =>
+    fetch(`${baseUrl()}${path}`, {
+      method: 'OPTIONS',
+      headers: { origin, 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization,content-type,mcp-protocol-version,mcp-method,mcp-name' },
+    });
+
+  it('the platform’s own origin: granted by name, with the headers MCP clients send and the challenge readable', async () => {
+    const response = await preflight(baseUrl());
+    expect(response.status).toBe(204);
+    expect(response.headers.get('access-control-allow-origin')).toBe(baseUrl());
+    expect(response.headers.get('vary')).toContain('Origin');
+    expect(response.headers.get('access-control-allow-headers')?.toLowerCase().split(', ')).toEqual(
+      expect.arrayContaining(['authorization', 'content-type', 'mcp-protocol-version', 'mcp-method', 'mcp-name']),
+    );
+    const call = await toolsList({ origin: baseUrl(), authorization: 'Bearer nope' });
+    expect(call.status).toBe(401);
+    expect(call.headers.get('access-control-allow-origin')).toBe(baseUrl());
+    expect(call.headers.get('access-control-expose-headers')).toContain('WWW-Authenticate');
+  });
+
+  it('another origin: the preflight is 403 and grants nothing; the API still grants any origin', async () => {
+    const refused = await preflight('https://evil.example');
+    expect(refused.status).toBe(403);
+    expect(refused.headers.get('access-control-allow-origin')).toBeNull();
+    const api = await preflight('https://evil.example', '/api/v1/courses');
+    expect(api.headers.get('access-control-allow-origin')).toBe('*');
   });
 });
 
