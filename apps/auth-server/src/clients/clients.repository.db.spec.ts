@@ -52,6 +52,8 @@ it('stores a registered client as Prisma reads it back, with the schema defaults
     disabledAt: null,
     metadataFetchedAt: null,
     scopeCeiling: null,
+    jwks: null,
+    jwksUri: null,
   });
   expect(await clients.findClientById(confidential.id)).toEqual({
     ...confidential,
