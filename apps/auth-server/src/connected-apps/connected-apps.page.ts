@@ -1,5 +1,7 @@
 import { Eta } from 'eta';
+import { identityAssured } from '../authorize/remembered-consent';
 import type { Branding } from '../branding/branding';
+import type { ClientKind } from '../client-metadata-documents';
 import { themeStyle } from '../branding/theme';
 import { describeScopes, type ScopeGroupView } from '../pages/pages';
 import { LAYOUT_TEMPLATE } from '../pages/templates';
@@ -12,9 +14,12 @@ eta.loadTemplate('@layout', LAYOUT_TEMPLATE);
 eta.loadTemplate('@connected-apps', CONNECTED_APPS_TEMPLATE);
 
 const DATE_FORMAT = new Intl.DateTimeFormat('en-GB', { dateStyle: 'medium', timeStyle: 'short', timeZone: 'UTC' });
+const DAY_FORMAT = new Intl.DateTimeFormat('en-GB', { dateStyle: 'medium', timeZone: 'UTC' });
 
 export interface ConnectedAppsPageData {
   apps: readonly ConnectedApp[];
+  /** The network of the browser reading the page (pages/approving-browser.ts). */
+  currentNetwork?: string | null;
   userName: string;
   userEmail: string;
   schoolName?: string;
@@ -36,10 +41,18 @@ interface AppView {
   firstAuthorizedIso: string;
   lastUsed: string;
   lastUsedIso: string;
+  /** "Chrome on macOS, network 203.0.113.0/24 (this network)"; null when nothing was kept. */
+  approvedFrom: string | null;
+  /** "It can come back for these without asking you until 28 Dec 2026."; null when it cannot. */
+  remembered: string | null;
 }
 
-/** What identifies the app to the user: the host of a metadata-document client_id, else the client_id. */
-function appView(app: ConnectedApp): AppView {
+/**
+ * What identifies the app to the user: the host of a metadata-document client_id, else the
+ * client_id; when it was first authorized and last used; and the browser and network it was
+ * approved from, which is what tells apart several apps of one name.
+ */
+function appView(app: ConnectedApp, currentNetwork: string | null | undefined): AppView {
   const byUrl = app.kind === 'metadata_document';
   let host = app.clientId;
   if (byUrl) {
@@ -59,7 +72,24 @@ function appView(app: ConnectedApp): AppView {
     firstAuthorizedIso: app.firstAuthorizedAt.toISOString(),
     lastUsed: `${DATE_FORMAT.format(app.lastUsedAt)} UTC`,
     lastUsedIso: app.lastUsedAt.toISOString(),
+    approvedFrom: approvedFrom(app, currentNetwork),
+    remembered:
+      app.rememberedUntil && rememberedConsentMayAnswer(app)
+        ? `It can come back for these without asking you until ${DAY_FORMAT.format(app.rememberedUntil)}, unless you disconnect it.`
+        : null,
   };
+}
+
+function approvedFrom(app: ConnectedApp, currentNetwork: string | null | undefined): string | null {
+  const network = app.network && `network ${app.network}${app.network === currentNetwork ? ' (this network)' : ''}`;
+  const parts = [app.device, network].filter((part): part is string => Boolean(part));
+  return parts.length > 0 ? parts.join(', ') : null;
+}
+
+/** Whether remembered consent lets this app in without a page at any of its redirect URIs (authorize/remembered-consent.ts). */
+function rememberedConsentMayAnswer(app: ConnectedApp): boolean {
+  const client = { kind: app.kind as ClientKind, tokenEndpointAuthMethod: app.tokenEndpointAuthMethod };
+  return app.redirectUris.some((uri) => identityAssured(client, uri));
 }
 
 export function renderConnectedAppsPage({ branding, apps, ...data }: ConnectedAppsPageData): string {
@@ -69,7 +99,7 @@ export function renderConnectedAppsPage({ branding, apps, ...data }: ConnectedAp
     error: undefined,
     schoolName: undefined,
     ...data,
-    apps: apps.map(appView),
+    apps: apps.map((app) => appView(app, data.currentNetwork)),
     brand: branding.name,
     themeStyle: themeStyle(branding.theme),
     logo: branding.logo,

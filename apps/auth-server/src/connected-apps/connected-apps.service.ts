@@ -4,6 +4,7 @@ import { CSRF_FIELD, CSRF_PURPOSE, CsrfTokens } from '../authorize/csrf';
 import type { BrowserRequest } from '../pages/browser-request';
 import { type RequestParams } from '../authorize/request-params';
 import { BrandingService } from '../branding/branding.service';
+import { networkOf } from '../pages/approving-browser';
 import { imageSourcesOf, renderLoginPage } from '../pages/pages';
 import { type ActiveSession, SessionService } from '../sessions/session.service';
 import { GrantRevoker } from '../token/grant-revoker';
@@ -19,7 +20,7 @@ export const CONNECTED_APPS_SIGN_OUT = `${CONNECTED_APPS_PATH}/sign-out`;
 export const connectedAppsCsrfPurpose = (sessionId: string) => `connected-apps|${sessionId}`;
 
 export const CONNECTED_APPS_MESSAGES = {
-  disconnected: 'The application was disconnected. Its access ended now.',
+  disconnected: 'The application was disconnected. Its access ended now, and it will have to ask you again.',
   formExpired: 'This form expired or was not sent from this page. Please try again.',
   badCredentials: 'Email or password is incorrect.',
   loginFormExpired: 'Your sign-in form expired. Please enter your email and password again.',
@@ -32,9 +33,10 @@ export type PageOutcome =
   | { kind: 'redirect'; location: string; setCookies: string[] };
 
 /**
- * The signed-in user's authorized applications: list, Disconnect (ends every grant of that
- * app for this user and all its tokens, announced to the resource servers like a
- * revocation), sign-out. Signed out, the page is a sign-in form of its own. It decides from
+ * The signed-in user's authorized applications: list, Disconnect (forgets the user's remembered
+ * consent for that app, so its next authorization asks again, and ends every grant of that app
+ * for this user and all its tokens, announced to the resource servers like a revocation),
+ * sign-out. Signed out, the page is a sign-in form of its own. It decides from
  * the request's values (parameters, cookies, address) and returns what to write, as the
  * authorization endpoint does (authorize.service.ts).
  */
@@ -74,6 +76,9 @@ export class ConnectedAppsService {
       return this.appsPage(session, browser, 403, { error: CONNECTED_APPS_MESSAGES.formExpired });
     }
     const clientId = single(params, 'client_id');
+    // Forgotten first: a code issued on the remembered consent meanwhile either committed before
+    // (its grant is among those revoked next) or finds the consent gone and shows the page.
+    if (clientId) await this.repository.forgetConsent(session.userId, clientId);
     // Only this user's grants are looked up: another user's app cannot be named here.
     const grantIds = clientId ? await this.repository.findOpenGrantIds(session.userId, clientId) : [];
     for (const grantId of grantIds) await this.grants.revokeGrant(grantId, 'revocation');
@@ -102,6 +107,8 @@ export class ConnectedAppsService {
     ]);
     const html = renderConnectedAppsPage({
       apps,
+      // "This network" beside an app approved from where the page is read now.
+      currentNetwork: networkOf(browser.ip),
       userName: session.user.name,
       userEmail: session.user.email,
       schoolName: session.user.schoolName,

@@ -1,13 +1,18 @@
 /**
  * The connected-apps page in a real browser (Debian's Chromium via playwright-core), under
  * its real CSP: signing in on the page, the list after two flows, Disconnect, axe-core with
- * no serious or critical violation. Screenshots go to test-results/screenshots/.
+ * no serious or critical violation; remembered consent as a person meets it (the second
+ * authorization skips the page, a step-up shows only what is new, Disconnect forgets, the next
+ * authorization asks again), and two apps of one name told apart by the browser and network
+ * they were approved from. Screenshots go to test-results/screenshots/.
  */
 import { existsSync, mkdirSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import type { AxeResults } from 'axe-core';
 import * as oidc from 'openid-client';
-import { type Browser, chromium, type Page } from 'playwright-core';
+import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
 import { BrowserLikeAgent } from '../../../../tools/test-support/browser-like-agent';
 import { DEMO_USER, INTROSPECTION_CLIENT, startTestAuthServer, type TestAuthServer } from '../support/test-auth-server';
 
@@ -19,12 +24,17 @@ const SCREENSHOTS = join(ROOT, 'test-results/screenshots');
 const AXE_SCRIPT = join(ROOT, 'node_modules/axe-core/axe.min.js');
 const REDIRECT_URI = 'http://127.0.0.1:8765/callback';
 const insecure = { execute: [oidc.allowInsecureRequests] };
+const FIREFOX_ON_WINDOWS = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64; rv:133.0) Gecko/20100101 Firefox/133.0';
+const CHROME_ON_MACOS = 'Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36';
 
 const describeIfChromium = existsSync(CHROMIUM) ? describe : describe.skip;
 
 describeIfChromium('connected apps in Chromium', () => {
   let server: TestAuthServer;
   let browser: Browser;
+  /** The application's loopback callback (RFC 8252 §7.3: any port of the registered loopback URI). */
+  let callback: Server;
+  let callbackUri: string;
 
   beforeAll(async () => {
     server = await startTestAuthServer();
@@ -34,10 +44,14 @@ describeIfChromium('connected apps in Chromium', () => {
       args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
     });
     mkdirSync(SCREENSHOTS, { recursive: true });
+    callback = createServer((_request, response) => response.writeHead(200, { 'content-type': 'text/html' }).end('<!doctype html><title>Back in the app</title>'));
+    await new Promise<void>((resolve) => callback.listen(0, '127.0.0.1', resolve));
+    callbackUri = `http://127.0.0.1:${(callback.address() as AddressInfo).port}/callback`;
   });
 
   afterAll(async () => {
-      await browser?.close();
+    await browser?.close();
+    await new Promise((resolve) => callback?.close(resolve));
     await server?.close();
   });
 
@@ -97,7 +111,7 @@ describeIfChromium('connected apps in Chromium', () => {
     );
     await page.screenshot({ path: join(SCREENSHOTS, 'connected-apps.png'), fullPage: true });
 
-    await page.getByRole('region', { name: 'Lesson Planner' }).getByRole('button', { name: 'Disconnect' }).click();
+    await page.getByRole('region', { name: 'Lesson Planner', exact: true }).getByRole('button', { name: 'Disconnect' }).click();
     await page.getByRole('status').waitFor();
     await expect(page.getByRole('status').textContent()).resolves.toContain('disconnected');
     await expect(page.getByRole('heading', { level: 2 }).allTextContents()).resolves.toEqual(['Quiz Grader']);
@@ -119,5 +133,120 @@ describeIfChromium('connected apps in Chromium', () => {
     await axePage.getByRole('button', { name: 'Sign out' }).click();
     await axePage.getByRole('button', { name: 'Sign in' }).waitFor();
     await axeContext.close();
+  });
+
+  async function register(name: string, scope = 'openid profile'): Promise<oidc.Configuration> {
+    return oidc.dynamicClientRegistration(
+      new URL(server.issuer),
+      { client_name: name, redirect_uris: [REDIRECT_URI], token_endpoint_auth_method: 'none', scope },
+      oidc.None(),
+      insecure,
+    );
+  }
+
+  /** A fresh browser profile (a person's browser), with its own User-Agent when given. */
+  async function profile(userAgent?: string): Promise<{ context: BrowserContext; page: Page }> {
+    const context = await browser.newContext({ userAgent });
+    return { context, page: await context.newPage() };
+  }
+
+  async function authorizationUrl(config: oidc.Configuration, scope: string): Promise<string> {
+    const verifier = oidc.randomPKCECodeVerifier();
+    return oidc
+      .buildAuthorizationUrl(config, {
+        redirect_uri: callbackUri,
+        scope,
+        code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
+        code_challenge_method: 'S256',
+        state: oidc.randomState(),
+      })
+      .toString();
+  }
+
+  async function signIn(page: Page): Promise<void> {
+    await page.getByLabel('Email').fill(DEMO_USER.email);
+    await page.getByLabel('Password', { exact: true }).fill(DEMO_USER.password);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+  }
+
+  /** Where the page ends up after `open`: the consent page (its scope rows) or the app's callback (its code). */
+  async function outcome(page: Page, open: () => Promise<unknown>): Promise<{ consent: string[] } | { code: string }> {
+    await open();
+    const consent = page.getByRole('heading', { level: 1, name: /wants to access your account$/ });
+    await Promise.race([consent.waitFor().catch(() => undefined), page.waitForURL((url) => url.href.startsWith(callbackUri)).catch(() => undefined)]);
+    if (page.url().startsWith(callbackUri)) return { code: new URL(page.url()).searchParams.get('code') as string };
+    return { consent: await page.locator('ul.scopes > li code').allInnerTexts() };
+  }
+
+  async function approve(page: Page): Promise<string> {
+    await page.getByRole('button', { name: 'Approve', exact: true }).click();
+    await page.waitForURL((url) => url.href.startsWith(callbackUri));
+    return new URL(page.url()).searchParams.get('code') as string;
+  }
+
+  it('remembers consent: the second authorization skips the page, a step-up shows only what is new, Disconnect forgets', async () => {
+    const app = await register('Lesson Planner (remembered)');
+    const { context, page } = await profile();
+
+    // First time: sign in, the consent page lists everything, Approve.
+    await page.goto(await authorizationUrl(app, 'openid profile'));
+    await signIn(page);
+    expect(await outcome(page, async () => undefined)).toEqual({ consent: ['openid', 'profile'] });
+    expect(await approve(page)).toMatch(/^[\w-]{43}$/);
+
+    // Same client, same scope: straight back to the app with a code, no page.
+    const again = await authorizationUrl(app, 'openid profile');
+    const second = await outcome(page, () => page.goto(again));
+    expect(second).toEqual({ code: expect.stringMatching(/^[\w-]{43}$/) });
+
+    // Step-up: only the new scope is listed; what was allowed before is one sentence.
+    expect(await outcome(page, async () => page.goto(await authorizationUrl(app, 'openid profile students:read')))).toEqual({ consent: ['students:read'] });
+    await expect(page.getByRole('heading', { level: 2, name: /will also be able to:$/ }).isVisible()).resolves.toBe(true);
+    await expect(page.locator('#already-granted').innerText()).resolves.toBe(
+      'You allowed this before, and are not asked again: Sign you in and know who you are; See your name.',
+    );
+    await page.screenshot({ path: join(SCREENSHOTS, 'consent-step-up.png'), fullPage: true });
+    await approve(page);
+
+    // Disconnect on the connected-apps page forgets it...
+    await page.goto(`${server.issuer}/oauth/connected-apps`);
+    const section = page.getByRole('region', { name: 'Lesson Planner (remembered)' });
+    await expect(section.innerText()).resolves.toMatch(/It can come back for these without asking you until/);
+    await section.getByRole('button', { name: 'Disconnect' }).click();
+    await page.getByRole('status').waitFor();
+
+    // ...so the next authorization asks again, for everything.
+    expect(await outcome(page, async () => page.goto(await authorizationUrl(app, 'openid profile')))).toEqual({ consent: ['openid', 'profile'] });
+    await context.close();
+  });
+
+  it('tells apart two apps of one name by the browser and network they were approved from, with no serious axe-core issue', async () => {
+    const onLaptop = await register('Claude Code');
+    const onDesktop = await register('Claude Code');
+    for (const [app, userAgent] of [
+      [onLaptop, CHROME_ON_MACOS],
+      [onDesktop, FIREFOX_ON_WINDOWS],
+    ] as const) {
+      const { context, page } = await profile(userAgent);
+      await page.goto(await authorizationUrl(app, 'openid profile'));
+      await signIn(page);
+      await approve(page);
+      await context.close();
+    }
+
+    const { context, page } = await browser.newContext({ bypassCSP: true }).then(async (axeContext) => ({ context: axeContext, page: await axeContext.newPage() }));
+    await page.goto(`${server.issuer}/oauth/connected-apps`);
+    await signIn(page);
+    await page.getByRole('heading', { level: 1, name: 'Connected apps' }).waitFor();
+    const details = async (clientId: string) =>
+      page.locator('section', { has: page.locator('code', { hasText: clientId }) }).locator('p.note').allInnerTexts();
+    const laptop = await details(onLaptop.clientMetadata().client_id);
+    const desktop = await details(onDesktop.clientMetadata().client_id);
+    expect(laptop).toContain('Approved from Chrome on macOS, network 127.0.0.0/24 (this network).');
+    expect(desktop).toContain('Approved from Firefox on Windows, network 127.0.0.0/24 (this network).');
+    expect(laptop.find((line) => line.startsWith('First authorized'))).toMatch(/^First authorized \d{1,2} \w{3} \d{4}, \d{2}:\d{2} UTC\. Last used/);
+    await page.screenshot({ path: join(SCREENSHOTS, 'connected-apps-same-name.png'), fullPage: true });
+    expect(await seriousViolations(page)).toEqual([]);
+    await context.close();
   });
 });
