@@ -8,5 +8,6 @@ runService({
   loadConfig: () => loadAuthConfig(),
   start: startAuthServer,
   shutdownTimeoutMs: (config) => config.operations.shutdownTimeoutMs,
+  shutdownDrainMs: (config) => config.operations.shutdownDrainMs,
   isConfigError: (error) => error instanceof ConfigError,
 });

@@ -23,6 +23,22 @@ export class ReadinessProbes {
   constructor(private readonly indicators: HealthIndicatorService) {}
 
   async check(key: string, probe: Probe, timeoutMs: number): Promise<HealthIndicatorResult> {
+    return this.run(key, probe, timeoutMs, false);
+  }
+
+  /**
+   * A dependency the service runs without, degraded, once it has reached it (Redis: the
+   * in-process fallbacks; the authorization server: the cached answers). It is required until
+   * the process has reached it once, so that a wrong URL stalls a rollout; after that an outage
+   * is reported (up, with the message) but does not fail readiness: every replica shares it,
+   * and failing them all would take the whole platform out of rotation for a dependency it can
+   * do without.
+   */
+  async checkDegradable(key: string, probe: Probe, timeoutMs: number, reachedOnce: () => boolean): Promise<HealthIndicatorResult> {
+    return this.run(key, probe, timeoutMs, reachedOnce());
+  }
+
+  private async run(key: string, probe: Probe, timeoutMs: number, degradable: boolean): Promise<HealthIndicatorResult> {
     const indicator = this.indicators.check(key);
     const signal = AbortSignal.timeout(timeoutMs);
     try {
@@ -30,7 +46,12 @@ export class ReadinessProbes {
       return indicator.up();
     } catch (error) {
       const message = signal.aborted ? `no answer within ${timeoutMs} ms` : 'unavailable';
-      this.logger.warn(`${key} is not ready: ${signal.aborted ? message : describe(error)}`);
+      const cause = signal.aborted ? message : describe(error);
+      if (degradable) {
+        this.logger.warn(`${key} is unavailable (${cause}): serving without it`);
+        return indicator.up({ message: `${message}; serving without it` });
+      }
+      this.logger.warn(`${key} is not ready: ${cause}`);
       return indicator.down({ message });
     }
   }
@@ -55,6 +76,18 @@ export async function httpProbe(url: string, signal: AbortSignal): Promise<void>
   if (!response.ok) throw new Error(`${url} answered ${response.status}`);
 }
 
+/** A probe that remembers whether it has ever succeeded (for checkDegradable). */
+export function rememberingReach(probe: Probe): { probe: Probe; reachedOnce: () => boolean } {
+  let reached = false;
+  return {
+    probe: async (signal) => {
+      await probe(signal);
+      reached = true;
+    },
+    reachedOnce: () => reached,
+  };
+}
+
 /**
  * PING on the process's shared Redis connection (RedisConnection): readiness asks Redis through
  * the connection the service itself uses, so "ready" means this process reaches Redis. Fails at
@@ -62,6 +95,7 @@ export async function httpProbe(url: string, signal: AbortSignal): Promise<void>
  */
 export class RedisPing {
   private redis?: RedisConnection;
+  private reached = false;
 
   constructor(
     private readonly url: string,
@@ -77,6 +111,12 @@ export class RedisPing {
   async ping(): Promise<void> {
     if (!this.redis) throw new Error('not connected to Redis');
     await this.redis.command((client, abortSignal) => client.sendCommand(['PING'], { abortSignal }), this.deadlineMs);
+    this.reached = true;
+  }
+
+  /** Whether a PING has ever been answered: readiness requires Redis until then (checkDegradable). */
+  reachedOnce(): boolean {
+    return this.reached;
   }
 
   async close(): Promise<void> {

@@ -31,10 +31,10 @@ export {
   type RequestLoggingMiddleware,
 } from './http-logging';
 export { instrumentHttp, METRICS_CONTENT_TYPE, ServiceMetrics, UNMATCHED_ROUTE } from './metrics';
-export { HealthReportFilter, httpProbe, ReadinessProbes, RedisPing, type Probe } from './health';
+export { HealthReportFilter, httpProbe, ReadinessProbes, RedisPing, rememberingReach, type Probe } from './health';
 export { ProbesController, type ReadinessChecks } from './probes.controller';
-export { armShutdownDeadline, installShutdownDeadline } from './shutdown';
-export { closeConnectionsWhenIdle } from './graceful-close';
+export { armShutdownDeadline, type ShutdownLogger } from './shutdown';
+export { beginClosing, closeConnectionsWhenIdle, isClosing } from './graceful-close';
 export {
   describeRelease,
   IDLE_RELEASE_AFTER_MS,

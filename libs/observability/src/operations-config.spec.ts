@@ -13,14 +13,15 @@ import {
 describe('operationsEnv', () => {
   const schema = z.object(operationsEnv);
 
-  it('defaults to info, a 1 s check deadline and an 8 s shutdown deadline', () => {
-    expect(operationsConfig(schema.parse({}))).toEqual({ logLevel: 'info', healthCheckTimeoutMs: 1000, shutdownTimeoutMs: 8000 });
+  it('defaults to info, a 1 s check deadline, an 8 s shutdown deadline and no drain', () => {
+    expect(operationsConfig(schema.parse({}))).toEqual({ logLevel: 'info', healthCheckTimeoutMs: 1000, shutdownTimeoutMs: 8000, shutdownDrainMs: 0 });
   });
 
   it.each([
     ['LOG_LEVEL', { LOG_LEVEL: 'loud' }],
     ['HEALTH_CHECK_TIMEOUT_MS', { HEALTH_CHECK_TIMEOUT_MS: '0' }],
     ['SHUTDOWN_TIMEOUT_MS', { SHUTDOWN_TIMEOUT_MS: 'soon' }],
+    ['SHUTDOWN_DRAIN_MS', { SHUTDOWN_DRAIN_MS: '-1' }],
   ])('refuses a malformed %s', (variable, env) => {
     const result = schema.safeParse(env);
     expect(result.success).toBe(false);

@@ -18,6 +18,15 @@ export const operationsEnv = {
    * which the launcher and `docker stop` send SIGKILL, so a stuck shutdown says why.
    */
   SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(1_000).max(300_000).default(8_000),
+  /**
+   * After SIGTERM, how long the service goes on serving before it stops listening: readiness
+   * fails at once and every answer says `Connection: close`, so that the orchestrator and the
+   * gateway take it out of rotation while it still answers. 0 (the default) closes at once: a
+   * Kubernetes preStop sleep does the same before SIGTERM. Set it where nothing waits before the
+   * signal (swarm: a little above the gateway's GATEWAY_DNS_REFRESH_MS). SHUTDOWN_TIMEOUT_MS
+   * counts from its end.
+   */
+  SHUTDOWN_DRAIN_MS: z.coerce.number().int().min(0).max(120_000).default(0),
 };
 
 /** HOST: the address a service listens on. */
@@ -70,23 +79,27 @@ export interface OperationsConfig {
   logLevel: LogLevel;
   healthCheckTimeoutMs: number;
   shutdownTimeoutMs: number;
+  shutdownDrainMs: number;
 }
 
 export const DEFAULT_OPERATIONS: OperationsConfig = Object.freeze({
   logLevel: 'info',
   healthCheckTimeoutMs: 1_000,
   shutdownTimeoutMs: 8_000,
+  shutdownDrainMs: 0,
 });
 
 export function operationsConfig(env: {
   LOG_LEVEL: LogLevel;
   HEALTH_CHECK_TIMEOUT_MS: number;
   SHUTDOWN_TIMEOUT_MS: number;
+  SHUTDOWN_DRAIN_MS: number;
 }): OperationsConfig {
   return {
     logLevel: env.LOG_LEVEL,
     healthCheckTimeoutMs: env.HEALTH_CHECK_TIMEOUT_MS,
     shutdownTimeoutMs: env.SHUTDOWN_TIMEOUT_MS,
+    shutdownDrainMs: env.SHUTDOWN_DRAIN_MS,
   };
 }
 

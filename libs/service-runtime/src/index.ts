@@ -2,6 +2,7 @@ export { completeServiceApp, createServiceApp, listenService, type ServiceAppDef
 export { registerCors } from './cors';
 export { type DirectRoute, directRoute, serveDirectly } from './direct-routes';
 export { runService, type ServiceProcess } from './run-service';
+export { closeService, type ClosingOptions } from './closing';
 export { INPUT_LIMITS } from './input-limits';
 export { RefusedJsonBodyError } from './json-body';
 export { STRICT_TRANSPORT_SECURITY } from './strict-transport-security';

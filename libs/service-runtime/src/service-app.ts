@@ -66,8 +66,10 @@ export async function createServiceApp(definition: ServiceAppDefinition, options
     ...frameworkErrorOptions,
     trustProxy: [...definition.trustedProxies],
     routerOptions: { maxParamLength: 200 },
-    // During app.close(): requests on kept-alive connections get 503 while in-flight ones finish.
-    return503OnClosing: true,
+    // A request that reaches the service while it closes (on a connection that was busy when
+    // close() began) is served, and its answer says `Connection: close` (closeConnectionsWhenIdle),
+    // rather than refused with a 503 the client would see as a failure.
+    return503OnClosing: false,
     genReqId,
   });
   const level = options.logger === undefined ? definition.logLevel : pinoLevelOf(options.logger);
@@ -102,9 +104,9 @@ export async function completeServiceApp(app: NestFastifyApplication, eventBus: 
   // Nest routes Fastify's own errors (body parsing, size limits) through its exception
   // filters too, so this one filter answers every error of the service.
   app.useGlobalFilters(new OAuthExceptionFilter());
-  // On SIGTERM/SIGINT: stop listening, finish in-flight requests, then close Redis, the event
-  // bus and the database (their hooks run after the HTTP server has closed).
-  app.enableShutdownHooks();
+  // SIGTERM/SIGINT are runService's (closeService): not ready at once, an optional drain, then
+  // app.close(), which stops listening, finishes in-flight requests, then closes Redis, the
+  // event bus and the database (their hooks run after the HTTP server has closed).
   const fastify = app.getHttpAdapter().getInstance();
   closeConnectionsWhenIdle(fastify);
   if (eventBus) fastify.addHook('onClose', async () => eventBus.close());

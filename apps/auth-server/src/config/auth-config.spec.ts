@@ -37,8 +37,8 @@ describe('loadAuthConfig', () => {
 
   it('reads the log level and the deadlines', () => {
     expect(
-      loadAuthConfig({ ...minimal, LOG_LEVEL: 'debug', HEALTH_CHECK_TIMEOUT_MS: '500', SHUTDOWN_TIMEOUT_MS: '20000' }).operations,
-    ).toEqual({ logLevel: 'debug', healthCheckTimeoutMs: 500, shutdownTimeoutMs: 20000 });
+      loadAuthConfig({ ...minimal, LOG_LEVEL: 'debug', HEALTH_CHECK_TIMEOUT_MS: '500', SHUTDOWN_TIMEOUT_MS: '20000', SHUTDOWN_DRAIN_MS: '3000' }).operations,
+    ).toEqual({ logLevel: 'debug', healthCheckTimeoutMs: 500, shutdownTimeoutMs: 20000, shutdownDrainMs: 3000 });
   });
 
   it.each([

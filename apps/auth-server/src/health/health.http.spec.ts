@@ -1,5 +1,7 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { LocalEventBus } from '@platform/event-bus';
+import { beginClosing } from '@platform/observability';
+import { PrivateRedis } from '../../../../tools/test-support/private-redis';
 import { createServer, type Server, type Socket } from 'node:net';
 import { startTestAuthServer, type TestAuthServer } from '../../test/support/test-auth-server';
 import { createAuthServer } from '../bootstrap';
@@ -77,5 +79,39 @@ describe('health of an auth-server whose database and Redis are away', () => {
       redis: { status: 'down', message: 'unavailable' },
     };
     expect(response.json()).toEqual({ status: 'error', info: {}, error: down, details: down });
+  });
+});
+
+(PrivateRedis.available() ? describe : describe.skip)('readiness of an auth-server whose Redis goes away', () => {
+  const redis = new PrivateRedis();
+  let server: TestAuthServer;
+
+  beforeAll(async () => {
+    await redis.start();
+    server = await startTestAuthServer({ REDIS_URL: redis.url });
+  });
+
+  afterAll(async () => {
+    await server?.close();
+    await redis.destroy();
+  });
+
+  it('requires Redis until reached, then stays ready without it: every replica shares it, and all run degraded without it', async () => {
+    expect((await server.app.inject({ url: '/readyz' })).statusCode).toBe(200);
+    await redis.stop();
+    const response = await server.app.inject({ url: '/readyz' });
+    expect(response.statusCode).toBe(200);
+    expect(response.json()).toMatchObject({
+      status: 'ok',
+      info: { database: { status: 'up' }, redis: { status: 'up', message: 'unavailable; serving without it' } },
+    });
+  });
+
+  it('is not ready from the moment its shutdown begins, while it still answers', async () => {
+    beginClosing(server.app.getHttpAdapter().getInstance());
+    const response = await server.app.inject({ url: '/readyz' });
+    expect(response.statusCode).toBe(503);
+    expect(response.json()).toMatchObject({ status: 'error', error: { shutdown: { status: 'down', message: 'shutting down' } } });
+    expect((await server.app.inject({ url: '/healthz' })).statusCode).toBe(200);
   });
 });

@@ -5,8 +5,11 @@ import { AUTH_CONFIG, type AuthConfig } from '../config/auth-config';
 import { PrismaService } from '../database/prisma.service';
 
 /**
- * Ready means able to serve every endpoint: the database answers and, when configured,
- * Redis does (without it revocations would not reach the resource servers' caches).
+ * Ready means able to serve: the database answers (nothing is served without it), and Redis,
+ * when configured, has answered at least once. After that a Redis outage does not make the
+ * replica unready: every replica shares that Redis, and they all run without it, degraded
+ * (rate limits and the login backoff counted per process, revocations not published; the
+ * resource servers then introspect every token), rather than all leave rotation together.
  */
 @Injectable()
 export class Readiness implements OnModuleInit, OnApplicationShutdown {
@@ -34,7 +37,7 @@ export class Readiness implements OnModuleInit, OnApplicationShutdown {
     const redis = this.redis;
     return [
       () => this.probes.check('database', () => this.prisma.$queryRaw`SELECT 1`, this.timeoutMs),
-      ...(redis ? [() => this.probes.check('redis', () => redis.ping(), this.timeoutMs)] : []),
+      ...(redis ? [() => this.probes.checkDegradable('redis', () => redis.ping(), this.timeoutMs, () => redis.reachedOnce())] : []),
     ];
   }
 }

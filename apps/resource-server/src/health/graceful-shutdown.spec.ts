@@ -1,5 +1,5 @@
 /**
- * SIGTERM's path (enableShutdownHooks calls app.close()): the server stops taking
+ * SIGTERM's path (runService's closeService calls app.close() after the drain): the server stops taking
  * connections, lets the request in flight finish with its answer, and only then closes the
  * database, Redis and the event bus, leaving no socket open. The request is held in flight by
  * a slow introspection at the (stub) authorization server.

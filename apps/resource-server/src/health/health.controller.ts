@@ -1,4 +1,5 @@
 import { Controller } from '@nestjs/common';
+import { HttpAdapterHost } from '@nestjs/core';
 import { HealthCheckService } from '@nestjs/terminus';
 import { ApiExcludeController } from '@nestjs/swagger';
 import { PublicRoute } from '@platform/bearer-auth';
@@ -10,7 +11,7 @@ import { Readiness } from './readiness';
 @PublicRoute()
 @Controller()
 export class HealthController extends ProbesController {
-  constructor(health: HealthCheckService, readiness: Readiness) {
-    super(health, readiness);
+  constructor(health: HealthCheckService, readiness: Readiness, adapterHost: HttpAdapterHost) {
+    super(health, readiness, adapterHost);
   }
 }

@@ -1,5 +1,7 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { LocalEventBus } from '@platform/event-bus';
+import { beginClosing } from '@platform/observability';
+import { PrivateRedis } from '../../../../tools/test-support/private-redis';
 import { startTestResourceServer, type TestResourceServer } from '../../test/support/test-resource-server';
 import { createResourceServer } from '../bootstrap';
 import { loadResourceConfig } from '../config/resource-config';
@@ -40,15 +42,14 @@ describe('health of a working resource server', () => {
     expect(response.json()).toEqual({ status: 'ok', info: expected, error: {}, details: expected });
   });
 
-  it('is not ready while the authorization server is not alive', async () => {
+  it('stays ready while the authorization server, once reached, is not alive: it says so, and serves without it', async () => {
     authServer.healthy = false;
     try {
       const response = await server.app.inject({ url: '/readyz' });
-      expect(response.statusCode).toBe(503);
+      expect(response.statusCode).toBe(200);
       expect(response.json()).toMatchObject({
-        status: 'error',
-        error: { authorization_server: { status: 'down', message: 'unavailable' } },
-        info: { database: { status: 'up' } },
+        status: 'ok',
+        info: { database: { status: 'up' }, authorization_server: { status: 'up', message: 'unavailable; serving without it' } },
       });
     } finally {
       authServer.healthy = true;
@@ -97,5 +98,58 @@ describe('health of a resource server with nothing around it', () => {
     };
     expect(response.json()).toEqual({ status: 'error', info: {}, error: down, details: down });
     expect(response.body).not.toContain('127.0.0.1');
+  });
+});
+
+describe('readiness of a resource server around which Redis and the authorization server go away', () => {
+  const authServer = new AuthServerStub();
+  const redis = new PrivateRedis();
+  let server: TestResourceServer;
+
+  beforeAll(async () => {
+    await authServer.start();
+    if (PrivateRedis.available()) await redis.start();
+    server = await startTestResourceServer({
+      authServerUrl: authServer.origin,
+      env: PrivateRedis.available() ? { REDIS_URL: redis.url } : {},
+    });
+  });
+
+  afterAll(async () => {
+    await server?.close();
+    await authServer.stop();
+    await redis.destroy();
+  });
+
+  it('requires each until reached, then stays ready without them: every replica shares them, and all run degraded without them', async () => {
+    const first = await server.app.inject({ url: '/readyz' });
+    expect(first.statusCode).toBe(200);
+    await authServer.stop();
+    await redis.stop();
+
+    const response = await server.app.inject({ url: '/readyz' });
+    expect(response.statusCode).toBe(200);
+    const degraded = { status: 'up', message: 'unavailable; serving without it' };
+    expect(response.json()).toMatchObject({
+      status: 'ok',
+      info: {
+        database: { status: 'up' },
+        authorization_server: degraded,
+        ...(PrivateRedis.available() ? { redis: degraded } : {}),
+      },
+    });
+  });
+
+  it('is not ready from the moment its shutdown begins, while it still answers', async () => {
+    beginClosing(server.app.getHttpAdapter().getInstance());
+    const response = await server.app.inject({ url: '/readyz' });
+    expect(response.statusCode).toBe(503);
+    expect(response.json()).toEqual({
+      status: 'error',
+      info: {},
+      error: { shutdown: { status: 'down', message: 'shutting down' } },
+      details: { shutdown: { status: 'down', message: 'shutting down' } },
+    });
+    expect((await server.app.inject({ url: '/healthz' })).statusCode).toBe(200);
   });
 });
