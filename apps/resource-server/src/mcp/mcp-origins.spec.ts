@@ -1,3 +1,4 @@
+import { ConfigError, loadResourceConfig } from '../config/resource-config';
 import { McpBrowserOrigins, mcpAllowedOriginsEnv } from './mcp-origins';
 
 describe('MCP_ALLOWED_ORIGINS', () => {
@@ -22,6 +23,20 @@ describe('MCP_ALLOWED_ORIGINS', () => {
       expect(result.error?.issues[0]?.message).toContain('is not an origin: write scheme://host[:port]');
     },
   );
+});
+
+describe('MCP_ALLOWED_ORIGINS in the resource server configuration', () => {
+  const minimal = { DATABASE_URL: 'postgresql://postgres:postgres@127.0.0.1:5432/resource', INTROSPECTION_CLIENT_SECRET: 'a-secret-of-sixteen+' };
+
+  it('is read into mcpAllowedOrigins; unset, it is empty (the public origin only)', () => {
+    expect(loadResourceConfig(minimal).mcpAllowedOrigins).toEqual([]);
+    expect(loadResourceConfig({ ...minimal, MCP_ALLOWED_ORIGINS: 'https://agent.example.com/' }).mcpAllowedOrigins).toEqual(['https://agent.example.com']);
+  });
+
+  it('stops the service with a message naming the variable', () => {
+    expect(() => loadResourceConfig({ ...minimal, MCP_ALLOWED_ORIGINS: '*' })).toThrow(ConfigError);
+    expect(() => loadResourceConfig({ ...minimal, MCP_ALLOWED_ORIGINS: '*' })).toThrow(/MCP_ALLOWED_ORIGINS.*"\*" is not an origin/);
+  });
 });
 
 describe('McpBrowserOrigins', () => {
