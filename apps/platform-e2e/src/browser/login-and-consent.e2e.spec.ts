@@ -1,9 +1,11 @@
 /**
  * The sign-in pages in a real browser (Debian's Chromium, driven by playwright-core) through
  * the one origin, as a person uses them: sign in, read the consent page, approve or deny, land
- * on the application's loopback callback. Also what a person cannot see in the HTTP tests:
- * the pages under their real CSP, with a keyboard and a screen reader's view (axe-core), in
- * the school's colors. Screenshots go to test-results/screenshots/ at the workspace root.
+ * on the application's loopback callback; the second time the same application asks for the
+ * same, no page at all; a step-up lists only what is new. Also what a person cannot see in the
+ * HTTP tests: the pages under their real CSP, with a keyboard and a screen reader's view
+ * (axe-core), in the school's colors. Screenshots go to test-results/screenshots/ at the
+ * workspace root.
  */
 import { type Scope, SCOPES } from '@platform/scopes';
 import type { AxeResults } from 'axe-core';
@@ -45,6 +47,11 @@ describeIfChromium('signing in with a browser', () => {
     mkdirSync(SCREENSHOTS, { recursive: true });
     await callback.start();
     browser = await launchChromium();
+  });
+
+  // A newly registered application per test: one approved in a test would not be asked in the next
+  // (remembered consent).
+  beforeEach(async () => {
     client = await registerClient(callback.redirectUri);
   });
 
@@ -54,12 +61,12 @@ describeIfChromium('signing in with a browser', () => {
   });
 
   /** The application's side: an authorization URL with PKCE S256 and state, built by openid-client. */
-  async function authorizationRequest(): Promise<Attempt> {
+  async function authorizationRequest(scopes: readonly string[] = REQUESTED_SCOPES): Promise<Attempt> {
     const verifier = oidc.randomPKCECodeVerifier();
     const state = oidc.randomState();
     const url = oidc.buildAuthorizationUrl(client, {
       redirect_uri: callback.redirectUri,
-      scope: REQUESTED_SCOPES.join(' '),
+      scope: scopes.join(' '),
       code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
       code_challenge_method: 'S256',
       state,
@@ -150,6 +157,37 @@ describeIfChromium('signing in with a browser', () => {
     console.log(`screenshots of the login and consent pages: ${join(SCREENSHOTS, 'login.png')}, ${join(SCREENSHOTS, 'consent.png')}`);
   });
 
+  it('the same application asking again for the same is sent back at once with a code that works; a step-up lists only what is new', async () => {
+    await withPage(async (page) => {
+      await signIn(page, await authorizationRequest());
+      await decide(page, 'Approve');
+
+      // No page: the browser goes straight to the application's callback.
+      const again = await authorizationRequest();
+      const answers: number[] = [];
+      page.on('response', (response) => {
+        if (new URL(response.url()).pathname.startsWith('/oauth/authorize')) answers.push(response.status());
+      });
+      await page.goto(again.url);
+      await page.waitForURL((url) => url.href.startsWith(callback.redirectUri));
+      expect(answers).toEqual([303]);
+      await expect(page.getByRole('heading', { level: 1 }).innerText()).resolves.toBe('You can close this window');
+      const landed = new URL(page.url());
+      expect(landed.searchParams.get('state')).toBe(again.state);
+      const tokens = await oidc.authorizationCodeGrant(client, landed, { pkceCodeVerifier: again.verifier, expectedState: again.state });
+      expect(tokens.scope?.split(' ').sort()).toEqual([...REQUESTED_SCOPES].sort());
+
+      // Step-up with a write scope: the new scope only, its read scope in the same row; the rest in one sentence.
+      await page.goto((await authorizationRequest([...REQUESTED_SCOPES, 'coupons:write'])).url);
+      await consentHeading(page).waitFor();
+      await expect(page.locator('ul.scopes > li').allInnerTexts()).resolves.toEqual([
+        expect.stringMatching(/^See coupons; create, edit and delete coupons\s+coupons:read coupons:write$/),
+      ]);
+      await expect(page.locator('#already-granted').innerText()).resolves.toMatch(/^You allowed this before, and are not asked again: /);
+      await screenshot(page, 'consent-step-up.png');
+    });
+  });
+
   it('Deny sends the person back with error=access_denied, state and iss, and no code', async () => {
     await withPage(async (page) => {
       const attempt = await authorizationRequest();
@@ -210,6 +248,12 @@ describeIfChromium('signing in with a browser', () => {
         expect(await seriousViolations(page)).toEqual([]);
 
         await fillLogin(page, DEMO.email, DEMO.password);
+        await consentHeading(page).waitFor();
+        expect(await seriousViolations(page)).toEqual([]);
+
+        // A step-up's page: what is new, and a sentence on what was allowed before.
+        await decide(page, 'Approve');
+        await page.goto((await authorizationRequest([...REQUESTED_SCOPES, 'coupons:write'])).url);
         await consentHeading(page).waitFor();
         expect(await seriousViolations(page)).toEqual([]);
       },
