@@ -1,8 +1,8 @@
 import type { FastifyCorsOptions } from '@fastify/cors';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { registerCors } from '@platform/service-runtime';
-import { RESOURCE_PATHS } from '../documents/documents-options';
 import { mcpCorsOptionsFor } from '../mcp/mcp-cors';
+import { isMcpPath } from '../mcp/mcp-http-policy';
 import type { McpBrowserOrigins } from '../mcp/mcp-origins';
 
 /**
@@ -23,7 +23,7 @@ export const API_CORS: FastifyCorsOptions = {
 
 /** The policy of a request: /mcp's own (mcp-cors.ts), the API's everywhere else (the query string never matters). */
 export function corsOptionsFor(url: string, origin: string | undefined, mcpOrigins: McpBrowserOrigins): FastifyCorsOptions {
-  return url.split('?', 1)[0] === RESOURCE_PATHS.mcp ? mcpCorsOptionsFor(origin, mcpOrigins) : API_CORS;
+  return isMcpPath(url) ? mcpCorsOptionsFor(origin, mcpOrigins) : API_CORS;
 }
 
 /** @fastify/cors with a per-request policy, as the auth server does (apps/auth-server/src/cors/cors-policy.ts). */

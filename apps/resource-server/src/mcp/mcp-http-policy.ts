@@ -19,14 +19,15 @@ import type { McpBrowserOrigins } from './mcp-origins';
 export function registerMcpHttpPolicy(app: NestFastifyApplication, origins: McpBrowserOrigins): void {
   const fastify = app.getHttpAdapter().getInstance();
   // An async hook that answers returns the reply: Fastify then stops the request there.
-  fastify.addHook('onRequest', async (request, reply) => (isMcpRequest(request) ? refuseForeignOrigin(request, reply, origins) : undefined));
+  fastify.addHook('onRequest', async (request, reply) => (isMcpPath(request.url) ? refuseForeignOrigin(request, reply, origins) : undefined));
   fastify.addHook('onRoute', (route: RouteOptions) => {
     if (route.url === RESOURCE_PATHS.mcp) route.errorHandler = answerMcpError;
   });
 }
 
-function isMcpRequest(request: FastifyRequest): boolean {
-  return request.url.split('?', 1)[0] === RESOURCE_PATHS.mcp;
+/** Whether a request target is /mcp (the query string never matters). Every request asks: no allocation. */
+export function isMcpPath(url: string): boolean {
+  return url.startsWith(RESOURCE_PATHS.mcp) && (url.length === RESOURCE_PATHS.mcp.length || url[RESOURCE_PATHS.mcp.length] === '?');
 }
 
 /**
