@@ -279,7 +279,7 @@ describe('the authorization server schemas say what the server does', () => {
   it('discovery: CIMD supported, request_uri not, every client authentication method', () => {
     const metadata = properties('AuthorizationServerMetadata');
     expect(metadata['client_id_metadata_document_supported'].description).toMatch(/^true/);
-    expect(metadata['token_endpoint_auth_methods_supported'].description).toBe('none, client_secret_basic, client_secret_post');
+    expect(metadata['token_endpoint_auth_methods_supported'].description).toBe('none, client_secret_basic, client_secret_post, private_key_jwt');
     const openId = (schemas['OpenIdProviderMetadata'].allOf?.[1] as { properties: Record<string, { description: string }> }).properties;
     expect(openId['request_uri_parameter_supported'].description).toMatch(/^false/);
     expect(properties('AuthorizationCodeTokenRequest')['client_id'].description).toContain('https URL');
