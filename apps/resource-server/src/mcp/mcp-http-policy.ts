@@ -18,8 +18,10 @@ import type { McpBrowserOrigins } from './mcp-origins';
  */
 export function registerMcpHttpPolicy(app: NestFastifyApplication, origins: McpBrowserOrigins): void {
   const fastify = app.getHttpAdapter().getInstance();
-  // An async hook that answers returns the reply: Fastify then stops the request there.
-  fastify.addHook('onRequest', async (request, reply) => (isMcpPath(request.url) ? refuseForeignOrigin(request, reply, origins) : undefined));
+  // Callback style (no promise per request of the service); a hook that answers does not call done.
+  fastify.addHook('onRequest', (request, reply, done) => {
+    if (!isMcpPath(request.url) || !refusedForeignOrigin(request, reply, origins)) done();
+  });
   fastify.addHook('onRoute', (route: RouteOptions) => {
     if (route.url === RESOURCE_PATHS.mcp) route.errorHandler = answerMcpError;
   });
@@ -35,11 +37,11 @@ export function isMcpPath(url: string): boolean {
  * connections to prevent DNS rebinding attacks. If the Origin header is present and invalid,
  * servers MUST respond with HTTP 403 Forbidden."
  */
-function refuseForeignOrigin(request: FastifyRequest, reply: FastifyReply, origins: McpBrowserOrigins): FastifyReply | undefined {
+function refusedForeignOrigin(request: FastifyRequest, reply: FastifyReply, origins: McpBrowserOrigins): boolean {
   const origin = request.headers.origin;
-  if (origin === undefined || origins.allows(origin)) return undefined;
+  if (origin === undefined || origins.allows(origin)) return false;
   sendJsonRpcError(reply, 403, { code: JSON_RPC_ERRORS.serverError, message: 'Forbidden: this Origin may not call the MCP endpoint' });
-  return reply;
+  return true;
 }
 
 /**
