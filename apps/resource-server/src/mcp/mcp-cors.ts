@@ -12,23 +12,25 @@ import type { McpBrowserOrigins } from './mcp-origins';
  * Retry-After (of a 429). GET and DELETE are listed because the endpoint answers them (405,
  * `Allow: POST`), which a client can only read once the browser lets it through.
  */
-export function mcpCorsOptions(origin: string): FastifyCorsOptions {
-  return {
-    origin,
-    credentials: false,
-    methods: ['GET', 'POST', 'DELETE', 'OPTIONS'],
-    allowedHeaders: ['Authorization', 'Content-Type', 'MCP-Protocol-Version', 'Mcp-Method', 'Mcp-Name'],
-    exposedHeaders: ['WWW-Authenticate', 'Retry-After'],
-    maxAge: 600,
-    strictPreflight: false,
-  };
-}
+const MCP_CORS: FastifyCorsOptions = {
+  credentials: false,
+  methods: ['GET', 'POST', 'DELETE', 'OPTIONS'],
+  allowedHeaders: ['Authorization', 'Content-Type', 'MCP-Protocol-Version', 'Mcp-Method', 'Mcp-Name'],
+  exposedHeaders: ['WWW-Authenticate', 'Retry-After'],
+  maxAge: 600,
+  // An OPTIONS that is not a preflight (no Origin) is answered like one, as the API's are.
+  strictPreflight: false,
+};
 
 /**
- * The CORS options of a request to /mcp: the grant above for an allowed Origin; none at all
- * otherwise (no Origin: not a browser; a refused one: mcp-http-policy.ts answers it 403, the
- * preflight included).
+ * The CORS options of a request to /mcp:
+ * - an allowed Origin: the grant above, to that origin;
+ * - a refused one: nothing (mcp-http-policy.ts answers it 403, the preflight included);
+ * - no Origin (not a browser): the allowed origins, none of which a request naming no origin is
+ *   granted, so an OPTIONS is answered in the CORS hook (204 with the methods and headers, no
+ *   Access-Control-Allow-Origin) before any body is read, as the API answers one.
  */
 export function mcpCorsOptionsFor(origin: string | undefined, origins: McpBrowserOrigins): FastifyCorsOptions {
-  return origin !== undefined && origins.allows(origin) ? mcpCorsOptions(origin) : { origin: false };
+  if (origin === undefined) return { ...MCP_CORS, origin: [...origins.origins] };
+  return origins.allows(origin) ? { ...MCP_CORS, origin } : { origin: false };
 }

@@ -73,6 +73,13 @@ describe('browser origins at /mcp (MCP_ALLOWED_ORIGINS)', () => {
     expect(call.json()).toEqual({ jsonrpc: '2.0', error: { code: -32000, message: 'Forbidden: this Origin may not call the MCP endpoint' }, id: null });
   });
 
+  it('an OPTIONS without Origin (not a browser, whatever its body): 204 in the CORS hook, like the API, granting no origin', async () => {
+    const response = await app.inject({ method: 'OPTIONS', url: '/mcp?resource=x', payload: 'garbage', headers: { 'content-type': 'text/plain' } });
+    expect(response.statusCode).toBe(204);
+    expect(response.headers['access-control-allow-origin']).toBeUndefined();
+    expect(String(response.headers['access-control-allow-methods'])).toContain('POST');
+  });
+
   it('the API still grants any origin, without credentials', async () => {
     const response = await preflight('https://evil.example', '/api/v1/courses');
     expect(response.statusCode).toBe(204);
