@@ -11,6 +11,8 @@ describe('loadGatewayConfig', () => {
       uploadMaxBytes: 5 * 1024 * 1024,
       logLevel: 'info',
       shutdownTimeoutMs: 8000,
+      shutdownDrainMs: 0,
+      dnsRefreshMs: 1000,
       publicOrigin: undefined,
     });
   });
@@ -20,6 +22,8 @@ describe('loadGatewayConfig', () => {
     ['AUTH_SERVER_URL', { AUTH_SERVER_URL: 'http://auth:3001/path' }],
     ['LOG_LEVEL', { LOG_LEVEL: 'verbose' }],
     ['SHUTDOWN_TIMEOUT_MS', { SHUTDOWN_TIMEOUT_MS: '5' }],
+    ['SHUTDOWN_DRAIN_MS', { SHUTDOWN_DRAIN_MS: 'later' }],
+    ['GATEWAY_DNS_REFRESH_MS', { GATEWAY_DNS_REFRESH_MS: '10' }],
     ['UPLOAD_MAX_BYTES', { UPLOAD_MAX_BYTES: '-1' }],
     ['GATEWAY_TRUST_PROXY', { GATEWAY_TRUST_PROXY: 'yes' }],
     ['PUBLIC_BASE_URL', { PUBLIC_BASE_URL: 'ftp://academy.example' }],

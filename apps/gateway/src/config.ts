@@ -24,8 +24,12 @@ export interface GatewayConfig {
   /** The largest upload (UPLOAD_PATH only). */
   uploadMaxBytes: number;
   logLevel: LogLevel;
-  /** How long SIGTERM may take before the gateway exits 1 anyway. */
+  /** How long closing may take before the gateway exits 1 anyway. */
   shutdownTimeoutMs: number;
+  /** After SIGTERM, how long the gateway goes on serving, not ready, before it closes (SHUTDOWN_DRAIN_MS). */
+  shutdownDrainMs: number;
+  /** How often each upstream's host name is resolved again to its replicas' addresses. */
+  dnsRefreshMs: number;
   /**
    * PUBLIC_BASE_URL's origin (`https://academy.example`), or undefined when not set: which
    * absolute-form targets name this origin, and (https) whether to send Strict-Transport-Security.
@@ -93,6 +97,13 @@ export const EnvSchema = z.object({
   UPLOAD_MAX_BYTES: unsetWhenEmpty(uploadMaxBytesEnv),
   LOG_LEVEL: unsetWhenEmpty(operationsEnv.LOG_LEVEL),
   SHUTDOWN_TIMEOUT_MS: unsetWhenEmpty(operationsEnv.SHUTDOWN_TIMEOUT_MS),
+  SHUTDOWN_DRAIN_MS: unsetWhenEmpty(operationsEnv.SHUTDOWN_DRAIN_MS),
+  /**
+   * How often AUTH_SERVER_URL's and RESOURCE_SERVER_URL's host names are resolved again: a name
+   * with several addresses (swarm `tasks.<service>`, a Kubernetes headless Service) is one
+   * replica each, balanced per request. A replica that stops leaves the rotation within this.
+   */
+  GATEWAY_DNS_REFRESH_MS: unsetWhenEmpty(z.coerce.number().int().min(100).max(60_000).default(1_000)),
 });
 
 /** Every variable the gateway reads. */
@@ -109,6 +120,8 @@ export function loadGatewayConfig(env: NodeJS.ProcessEnv = process.env): Gateway
     uploadMaxBytes: e.UPLOAD_MAX_BYTES,
     logLevel: e.LOG_LEVEL,
     shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
+    shutdownDrainMs: e.SHUTDOWN_DRAIN_MS,
+    dnsRefreshMs: e.GATEWAY_DNS_REFRESH_MS,
     publicOrigin: e.PUBLIC_BASE_URL,
   };
 }

@@ -15,12 +15,13 @@ import { type IncomingHttpHeaders, type IncomingMessage, type OutgoingHttpHeader
 import type { Socket } from 'node:net';
 import { Readable } from 'node:stream';
 import { BodyTooLargeError, declaresTooLarge, discardBody, limitStream } from './body-limit';
-import { createUpstreamPool, forward } from './forward';
+import { forward } from './forward';
 import type { DestinationStream } from 'pino';
 import { registerProbes } from './probes';
 import { CONNECT_REFUSAL, isAmbiguousPath, nonOriginTarget } from './request-target';
 import { strictTransportSecurityFor } from './strict-transport-security';
 import { toGatewayError, type GatewayError } from './upstream-error';
+import { type ResolveAddresses, ServiceUpstreams } from './upstreams';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -51,6 +52,10 @@ export interface GatewayOptions {
    * https, Strict-Transport-Security on every answer (request-target.ts, strict-transport-security.ts).
    */
   publicOrigin?: string;
+  /** How often each upstream's host name is resolved again to its replicas' addresses (default 1 s). */
+  dnsRefreshMs?: number;
+  /** How a host name becomes addresses (default dns.lookup; tests: a hosts table). */
+  resolve?: ResolveAddresses;
 }
 
 // Structural views of Fastify's request and reply: the plugin hooks type them for any server kind.
@@ -202,6 +207,9 @@ export async function createGateway(options: GatewayOptions): Promise<FastifyIns
     trustProxy,
     requestIdHeader: false,
     genReqId,
+    // A request that reaches the gateway while it closes is forwarded, and its answer says
+    // `Connection: close` (closeConnectionsWhenIdle), rather than refused with a 503.
+    return503OnClosing: false,
     // Errors Fastify answers before any hook (bad UTF-8 in the path, headers over 16 KiB): the same JSON body.
     ...frameworkErrorOptions,
     // Before routing: an absolute-form target naming this origin becomes the origin-form it
@@ -297,10 +305,13 @@ export async function createGateway(options: GatewayOptions): Promise<FastifyIns
 
   registerProbes(app, options.upstreams);
 
-  // One pool of kept-alive connections per service, closed with the gateway.
-  const pools = Object.fromEntries(SERVICES.map((service) => [service, createUpstreamPool(options.upstreams[service])])) as Record<ServiceName, ReturnType<typeof createUpstreamPool>>;
+  // Each service's replicas, balanced per request, their kept-alive connections closed with the gateway.
+  const upstreams = Object.fromEntries(
+    SERVICES.map((service) => [service, new ServiceUpstreams(options.upstreams[service], { refreshMs: options.dnsRefreshMs ?? 1_000, resolve: options.resolve })]),
+  ) as Record<ServiceName, ServiceUpstreams>;
+  await Promise.all(Object.values(upstreams).map((service) => service.start()));
   app.addHook('onClose', async () => {
-    await Promise.all(Object.values(pools).map((pool) => pool.close()));
+    await Promise.all(Object.values(upstreams).map((service) => service.close()));
   });
 
   await app.register(async (scope) => {
@@ -322,7 +333,7 @@ export async function createGateway(options: GatewayOptions): Promise<FastifyIns
       // Node has already answered any `Expect: 100-continue`; it is not the service's to answer again.
       delete request.headers['expect'];
       const headers = forwardedHeaders(request, request.headers);
-      forward(pools[service], { method: request.method, target: request.url, headers, body, requestId: request.id, strictTransportSecurity }, reply.raw, (error) => {
+      forward(upstreams[service], { method: request.method, target: request.url, headers, body, requestId: request.id, strictTransportSecurity }, reply.raw, (error) => {
         const answer = toGatewayError(error, service);
         if (answer.statusCode === 413) {
           void discardBody(request.raw).then(() => writeError(reply.raw, request.id, answer, strictTransportSecurity));

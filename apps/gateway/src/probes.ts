@@ -1,3 +1,4 @@
+import { isClosing } from '@platform/observability';
 import { GATEWAY_PATHS, SERVICE_PROBES, SERVICES, type ServiceName } from '@platform/route-table';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { toGatewayError } from './upstream-error';
@@ -49,9 +50,23 @@ export function registerProbes(app: FastifyInstance, upstreams: Record<ServiceNa
     reply.header('cache-control', 'no-store').send(report({})),
   );
 
+  // A service once reached that stops answering leaves the gateway ready: every gateway replica
+  // shares the services, and the other service's routes (and the other replicas) still answer.
+  const reached = new Set<ServiceName>();
   getOnly(app, GATEWAY_PATHS.readiness, async (request, reply) => {
+    if (isClosing(app)) {
+      const shutdown = { status: 'down' as const, message: 'shutting down' };
+      return reply.code(503).header('cache-control', 'no-store').send(report({ shutdown }));
+    }
     const results = Object.fromEntries(
-      await Promise.all(SERVICES.map(async (service) => [service, await alive(upstreams[service])] as const)),
+      await Promise.all(
+        SERVICES.map(async (service) => {
+          const result = await alive(upstreams[service]);
+          if (result.status === 'up') reached.add(service);
+          else if (reached.has(service)) return [service, { status: 'up' as const, message: `${result.message}; serving without it` }] as const;
+          return [service, result] as const;
+        }),
+      ),
     );
     const body = report(results);
     if (body.status !== 'ok') request.log.warn({ error: body.error }, 'not ready: a service does not answer');
