@@ -55,6 +55,8 @@ async function authorizationRequest(
     code_challenge_method: 'S256',
     state,
     nonce,
+    // Each flow here goes through the consent page (an approval is remembered otherwise).
+    prompt: 'consent',
     ...params,
   });
   return { verifier, state, nonce, url };

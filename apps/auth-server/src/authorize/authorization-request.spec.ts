@@ -71,9 +71,9 @@ describe('validateAuthorizationRequest', () => {
     });
   });
 
-  it('step-up: a scope beyond the registered one is asked for (the registered scope is a default, not a ceiling)', async () => {
+  it('step-up: a scope beyond the registered one is asked for (the registered scope is a default, not a ceiling), with the read scope a write scope includes', async () => {
     const result = (await outcome(request({ scope: 'openid students:write offline_access' }))) as AuthorizationRequest;
-    expect(result.scope).toBe('openid students:write offline_access');
+    expect(result.scope).toBe('openid students:read students:write offline_access');
   });
 
   it('uses the client’s registered scope when scope is absent', async () => {

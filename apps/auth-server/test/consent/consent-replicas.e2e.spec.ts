@@ -37,7 +37,8 @@ describeIfPostgres('one consent form on two auth server instances', () => {
     const login = await agent.open(authorizationUrl(first.url, clientId, pkce().challenge));
     await agent.submit(login, { email: 'demo@academy.test', password: 'demo-password' });
     for (let round = 0; round < 5; round++) {
-      const consent = await agent.open(authorizationUrl(first.url, clientId, pkce().challenge));
+      // The page every round: the first approval is remembered otherwise.
+      const consent = await agent.open(authorizationUrl(first.url, clientId, pkce().challenge, { prompt: 'consent' }));
       expect(consent.body).toContain('Approve');
       const answers = await Promise.all([agent.submit(on(first, consent), {}, 'approve'), agent.submit(on(second, consent), {}, 'approve')]);
       const codes = answers.filter((answer) => answer.location && new URL(answer.location).searchParams.has('code'));

@@ -37,7 +37,8 @@ export async function obtainTokens(
   const agent = new BrowserLikeAgent(baseUrl());
   const login = await agent.open(url.toString());
   const consent = await agent.submit(login, { email: account.email, password: account.password });
-  const callback = await agent.submit(consent, {}, 'Approve');
+  // A consent this user gave the client before is remembered: the code comes at once.
+  const callback = consent.location ? consent : await agent.submit(consent, {}, 'Approve');
   if (!callback.location) throw new Error(`no redirect after consent: ${callback.status}`);
   return oidc.authorizationCodeGrant(config, new URL(callback.location), {
     pkceCodeVerifier: verifier,

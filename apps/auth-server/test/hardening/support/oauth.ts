@@ -125,7 +125,8 @@ export async function authorizationCode(issuer: string, clientId: string, challe
   const agent = new FormAgent(issuer);
   const login = await agent.open(authorizationUrl(issuer, clientId, challenge));
   const consent = await agent.submit(login, { email: account.email, password: account.password });
-  const callback = await agent.submit(consent, {}, 'approve');
+  // A consent this user gave the client before is remembered: the code comes at once.
+  const callback = consent.location ? consent : await agent.submit(consent, {}, 'approve');
   const code = callback.location ? new URL(callback.location).searchParams.get('code') : null;
   if (!code) throw new Error(`no code: ${callback.status} ${callback.text.slice(0, 300)}`);
   return code;
