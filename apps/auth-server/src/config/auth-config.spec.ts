@@ -50,6 +50,7 @@ describe('loadAuthConfig', () => {
     ['REFRESH_REUSE_GRACE_SECONDS', { ...minimal, REFRESH_REUSE_GRACE_SECONDS: '-1' }],
     ['REFRESH_REUSE_GRACE_SECONDS', { ...minimal, REFRESH_REUSE_GRACE_SECONDS: '301' }],
     ['REFRESH_REUSE_GRACE_SECONDS', { ...minimal, REFRESH_REUSE_GRACE_SECONDS: '1.5' }],
+    ['OIDC_SIGNING_KEY_ACTIVATION_SECONDS', { ...minimal, OIDC_SIGNING_KEY_ACTIVATION_SECONDS: '-1' }],
   ])('names %s when it is missing or malformed', (variable, env) => {
     expect(() => loadAuthConfig(env)).toThrow(ConfigError);
     expect(() => loadAuthConfig(env)).toThrow(variable);

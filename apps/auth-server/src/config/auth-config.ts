@@ -30,6 +30,13 @@ export const EnvSchema = z.object({
   OIDC_SIGNING_KEYS: z.string().min(1).optional(),
   /** A file holding the same JSON; generated on first start when EMBEDDED_MODE is on. */
   OIDC_SIGNING_KEYS_FILE: z.string().min(1).optional(),
+  /**
+   * How long a key must have been published (in every replica's JWKS, which serves the keys of
+   * all) before it signs; until then the next key of the set signs. Above the JWKS's max-age
+   * (300 s), so that no client verifies an ID token against a key set cached before its key was
+   * published (keys/signing-keys.service.ts). 0 signs with the first key at once.
+   */
+  OIDC_SIGNING_KEY_ACTIVATION_SECONDS: z.coerce.number().int().min(0).max(7 * 24 * 3600).default(600),
   /** Internal URL of the resource server: the login and consent pages read the school's public branding there. */
   RESOURCE_SERVER_URL: z.url({ protocol: /^https?$/ }).default('http://127.0.0.1:3002'),
   /** The school whose branding the login page shows before anyone has signed in. */
@@ -64,7 +71,8 @@ export interface AuthConfig {
   apiResource: string;
   database: { url: string; poolSize: number };
   redisUrl?: string;
-  signingKeys: { json?: string; file?: string };
+  /** activationSeconds: OIDC_SIGNING_KEY_ACTIVATION_SECONDS (absent in a hand-made config: the default). */
+  signingKeys: { json?: string; file?: string; activationSeconds?: number };
   introspectionClient: { id: string; secret: string };
   /** Where the pages find the school's public profile and appearance. */
   branding: { resourceServerUrl: string; defaultSchoolId: string };
@@ -124,7 +132,7 @@ export function loadAuthConfig(env: NodeJS.ProcessEnv = process.env): AuthConfig
     apiResource: issuer,
     database: { url: e.DATABASE_URL, poolSize: e.EMBEDDED_MODE ? 1 : e.DATABASE_POOL_SIZE },
     redisUrl: e.REDIS_URL,
-    signingKeys: { json: e.OIDC_SIGNING_KEYS, file: e.OIDC_SIGNING_KEYS_FILE },
+    signingKeys: { json: e.OIDC_SIGNING_KEYS, file: e.OIDC_SIGNING_KEYS_FILE, activationSeconds: e.OIDC_SIGNING_KEY_ACTIVATION_SECONDS },
     introspectionClient: { id: e.INTROSPECTION_CLIENT_ID, secret: e.INTROSPECTION_CLIENT_SECRET },
     branding: { resourceServerUrl: withoutTrailingSlashes(e.RESOURCE_SERVER_URL), defaultSchoolId: e.DEFAULT_SCHOOL_ID },
     ttl: {

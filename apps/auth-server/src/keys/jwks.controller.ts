@@ -1,7 +1,7 @@
 import { Controller, Get, Header } from '@nestjs/common';
 import { OAUTH_PATHS } from '@platform/contracts';
 import { ApiJwksEndpoint } from '../openapi/api-endpoints';
-import { SigningKeysService } from './signing-keys.service';
+import { JWKS_MAX_AGE_SECONDS, SigningKeysService } from './signing-keys.service';
 
 @Controller()
 export class JwksController {
@@ -10,7 +10,7 @@ export class JwksController {
   @Get(OAUTH_PATHS.jwks)
   @ApiJwksEndpoint()
   @Header('content-type', 'application/jwk-set+json')
-  @Header('cache-control', 'public, max-age=300')
+  @Header('cache-control', `public, max-age=${JWKS_MAX_AGE_SECONDS}`)
   jwks() {
     return this.keys.jwks();
   }
