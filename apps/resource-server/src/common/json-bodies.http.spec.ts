@@ -72,10 +72,11 @@ describe('a megabyte of nested JSON (500,000 levels)', () => {
     expect(await send('PATCH', '/api/v1/school', deep)).toEqual({ status: 400, body: TOO_DEEP });
   });
 
-  it('is 400 at /mcp, as every body /mcp cannot parse (malformed JSON alike), not a 500', async () => {
+  it('is 400 at /mcp with a JSON-RPC parse error, as every body /mcp cannot parse (malformed JSON alike), not a 500', async () => {
+    const TOO_DEEP_AT_MCP = { jsonrpc: '2.0', error: { code: -32700, message: 'Parse error: The JSON body is nested deeper than 64 levels' }, id: null };
     for (const payload of [deep, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":${'{"a":'.repeat(100)}1${'}'.repeat(100)}}`]) {
       const response = await app.inject({ method: 'POST', url: '/mcp', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, payload });
-      expect({ status: response.statusCode, body: response.json() }).toEqual({ status: 400, body: TOO_DEEP });
+      expect({ status: response.statusCode, body: response.json() }).toEqual({ status: 400, body: TOO_DEEP_AT_MCP });
     }
   });
 });
