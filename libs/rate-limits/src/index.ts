@@ -13,6 +13,7 @@ export {
 } from './register-rate-limits';
 export { type LimitRule, type WindowCounter, windowCounterFor } from './window-counter';
 export { KeyedLimit, type KeyedLimitOptions } from './keyed-limit';
+export { SharedFromSecondHit, type SharedFromSecondHitOptions } from './shared-from-second-hit';
 export { type ClientIdOf, keyDigest, type Limit, type OAuthPaths, type OAuthRateLimits, oauthRateLimitRules } from './oauth-rules';
 
 import { MemoryRateLimitStore } from './memory-store';

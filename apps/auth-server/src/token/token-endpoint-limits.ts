@@ -9,6 +9,7 @@ import {
   type RateLimitStore,
   type Refusal,
   type RouteCheck,
+  SharedFromSecondHit,
   tooManyRequests,
   type WindowCounter,
   windowCounterFor,
@@ -35,7 +36,8 @@ import { TokenEndpointMetrics } from './token-endpoint-metrics';
  *   database read, and a refused grant keeps its current token.
  * - per user: counted after each success; a user over budget has each of their grants refused
  *   from its next request on.
- * The counts are shared by every instance (KeyedLimit over the store of RATE_LIMIT_STORE).
+ * The counts are shared by every instance (KeyedLimit over the store of RATE_LIMIT_STORE); those of
+ * successes from a key's second hit in a window on an instance (SharedFromSecondHit).
  */
 @Injectable()
 export class TokenEndpointLimits implements BeforeApplicationShutdown {
@@ -54,9 +56,12 @@ export class TokenEndpointLimits implements BeforeApplicationShutdown {
     const limits = config.limits.tokenEndpoint;
     this.enabled = config.limits.rateLimits.enabled;
     this.counter = windowCounterFor(store);
-    const limit = (name: string, { max, windowSeconds }: Limit, subject: string) =>
-      new KeyedLimit({ name, max, windowSeconds, subject }, this.counter);
-    this.failures = limit('token:failures:ip', limits.failuresPerIp, 'the token endpoint from this address after its failed requests');
+    // Successes: a key hit once a minute (most grants, users and clients) costs no round trip to
+    // Redis. Failures, rare for legitimate clients, are shared from the first one.
+    const successes = new SharedFromSecondHit(this.counter);
+    const limit = (name: string, { max, windowSeconds }: Limit, subject: string, counter: WindowCounter = successes) =>
+      new KeyedLimit({ name, max, windowSeconds, subject }, counter);
+    this.failures = limit('token:failures:ip', limits.failuresPerIp, 'the token endpoint from this address after its failed requests', this.counter);
     this.grants = limit('token:grant', limits.perGrant, 'the token endpoint for this grant');
     this.users = limit('token:user', limits.perUser, 'the token endpoint for this user');
     this.clients = limit('token:client', limits.perAuthenticatedClient, 'the token endpoint for this client');

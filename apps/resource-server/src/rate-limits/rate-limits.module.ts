@@ -1,6 +1,6 @@
 import { type BeforeApplicationShutdown, type DynamicModule, Global, Inject, Module, type OnApplicationShutdown } from '@nestjs/common';
 import { CALLER_ADMISSION } from '@platform/bearer-auth';
-import { createRateLimitStore, type RateLimitStore, type WindowCounter, windowCounterFor } from '@platform/rate-limits';
+import { createRateLimitStore, type RateLimitStore, SharedFromSecondHit, type WindowCounter, windowCounterFor } from '@platform/rate-limits';
 import type { ResourceConfig } from '../config/resource-config';
 import { ResourceRequestLimits } from './resource-limits';
 
@@ -43,7 +43,8 @@ export class ResourceRateLimitsModule {
         { provide: RESOURCE_RATE_LIMIT_COUNTER, useFactory: (store: RateLimitStore) => windowCounterFor(store), inject: [RESOURCE_RATE_LIMIT_STORE] },
         {
           provide: ResourceRequestLimits,
-          useFactory: (counter: WindowCounter) => new ResourceRequestLimits(config.rateLimits, counter),
+          // Keys hit once a minute (most users, most addresses) cost no round trip to Redis.
+          useFactory: (counter: WindowCounter) => new ResourceRequestLimits(config.rateLimits, new SharedFromSecondHit(counter)),
           inject: [RESOURCE_RATE_LIMIT_COUNTER],
         },
         { provide: CALLER_ADMISSION, useExisting: ResourceRequestLimits },
