@@ -1,4 +1,4 @@
-import { Inject, Injectable, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
+import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import { accessTokenKey, type IntrospectionResponse, withoutTrailingSlashes } from '@platform/contracts';
 import { BusTrust } from '@platform/event-bus';
 import { InvalidTokenError } from '@platform/oauth-errors';
@@ -42,11 +42,13 @@ const MAX_TOKEN_LENGTH = 4096;
  * While revocation events may be being lost (BusTrust: the bus's heartbeat and subscription,
  * and every failed command of the Redis layer, which shares that Redis), nothing cached is
  * used: every validation is an introspection, and what was cached before is not trusted
- * afterwards (the in-process layer starts empty, the Redis layer in a new generation: see
+ * afterwards (the in-process layer starts empty; the Redis layer is used again once some
+ * instance is known to have heard every revocation meanwhile, or in a new generation: see
  * RedisAnswerCache). It never accepts a token it could not check.
  */
 @Injectable()
-export class TokenValidator implements OnModuleInit, OnModuleDestroy {
+export class TokenValidator implements OnModuleInit, OnApplicationBootstrap, OnModuleDestroy {
+  private readonly logger = new Logger(TokenValidator.name);
   private readonly introspection: IntrospectionClient;
   private readonly local: LRUCache<string, LocalEntry>;
   /** Hashes revoked recently: an introspection already in flight must not re-cache them. */
@@ -64,22 +66,33 @@ export class TokenValidator implements OnModuleInit, OnModuleDestroy {
     this.local = new LRUCache({ max: options.cache.inProcessEntries });
     this.revoked = new LRUCache({ max: 100_000, ttl: options.cache.ttlCeilingSeconds * 1000 });
     this.trust = new BusTrust(options.eventBus, { name: 'bearer-auth', holds: 'the introspection cache' });
-    // Trust ended or came back: what the in-process layer holds may be stale.
-    this.trust.onChange(() => this.local.clear());
     if (options.redisUrl) {
       this.shared = new RedisAnswerCache(
         options.redisUrl,
         options,
+        options.eventBus,
+        () => this.trust.trustPeriod(),
         (reason) => this.trust.interrupted(`Redis: ${reason}`),
         () => this.local.clear(),
       );
     }
+    // Trust ended or came back: what the in-process layer holds may be stale, and the Redis
+    // layer's listening stretch is over (it joins again).
+    this.trust.onChange(() => {
+      this.local.clear();
+      this.shared?.trustChanged();
+    });
   }
 
   async onModuleInit(): Promise<void> {
     // In the background: the service starts (and validates through introspection) while Redis is down.
-    this.shared?.start();
+    this.shared?.start().catch((error: Error) => this.logger.warn(`the Redis layer did not start: ${error.message}`));
     await this.trust.start();
+  }
+
+  /** Every module's onModuleInit has run: the revocation listener is subscribed, the Redis layer may join. */
+  onApplicationBootstrap(): void {
+    this.shared?.listen();
   }
 
   async onModuleDestroy(): Promise<void> {

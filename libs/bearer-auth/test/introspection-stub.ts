@@ -19,6 +19,8 @@ export class IntrospectionStub {
   calls = 0;
   /** While set, answers (decided on arrival) wait for it before they are sent. */
   hold?: Promise<void>;
+  /** While set, every introspection is refused with 429 and this Retry-After (the caller's budget is spent). */
+  refusing?: { retryAfter?: string };
   private app?: FastifyInstance;
 
   constructor(
@@ -35,6 +37,10 @@ export class IntrospectionStub {
     app.post('/introspect', async (request, reply) => {
       this.calls++;
       const form = request.body as Record<string, string>;
+      if (this.refusing) {
+        if (this.refusing.retryAfter !== undefined) reply.header('retry-after', this.refusing.retryAfter);
+        return reply.status(429).send({ error: 'too_many_requests', error_description: 'Too many requests; retry later' });
+      }
       if (form['client_id'] !== this.credentials.id || form['client_secret'] !== this.credentials.secret) {
         return reply.status(401).send({ error: 'invalid_client' });
       }

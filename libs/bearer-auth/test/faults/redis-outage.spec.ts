@@ -14,67 +14,11 @@
  * because nothing cached is used from the first failed or unanswered Redis command until
  * Redis answers again, and answers cached before the outage are not trusted after it.
  */
-import { Controller, Get, Module } from '@nestjs/common';
-import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
-import { Test } from '@nestjs/testing';
-import { RedisEventBus } from '@platform/event-bus';
-import { OAuthExceptionFilter } from '@platform/oauth-errors';
-import { createClient } from 'redis';
 import { PrivateRedis, waitFor } from '../../../../tools/test-support/private-redis';
-import { BearerAuthModule, type AuthPrincipal, Principal, RequireScopes } from '../../src';
 import { IntrospectionStub } from '../introspection-stub';
+import { CREDENTIALS, generation, type Instance, RESOURCE, sleep, startInstance, status } from './instances';
 
 jest.setTimeout(60_000);
-
-const RESOURCE = 'http://platform.test';
-const CREDENTIALS = { id: 'resource-server', secret: 'resource-server-secret-0123456789' };
-
-@Controller('students')
-class StudentsController {
-  @Get()
-  @RequireScopes('students:read')
-  list(@Principal() principal: AuthPrincipal) {
-    return principal;
-  }
-}
-
-interface Instance {
-  name: string;
-  url: string;
-  close(): Promise<void>;
-}
-
-async function startInstance(name: string, redisUrl: string, introspectionEndpoint: string): Promise<Instance> {
-  const bus = await new RedisEventBus(redisUrl).connect();
-  @Module({
-    imports: [
-      BearerAuthModule.forRoot({
-        introspectionEndpoint,
-        clientId: CREDENTIALS.id,
-        clientSecret: CREDENTIALS.secret,
-        resource: RESOURCE,
-        resourceMetadataUrl: `${RESOURCE}/.well-known/oauth-protected-resource`,
-        redisUrl,
-        eventBus: bus,
-      }),
-    ],
-    controllers: [StudentsController],
-  })
-  class InstanceModule {}
-  const moduleRef = await Test.createTestingModule({ imports: [InstanceModule] }).compile();
-  const app = moduleRef.createNestApplication<NestFastifyApplication>(new FastifyAdapter(), { logger: false });
-  app.useGlobalFilters(new OAuthExceptionFilter());
-  await app.listen({ host: '127.0.0.1', port: 0 });
-  const { port } = app.getHttpServer().address() as { port: number };
-  return {
-    name,
-    url: `http://127.0.0.1:${port}`,
-    async close() {
-      await app.close();
-      await bus.close();
-    },
-  };
-}
 
 interface Observation {
   at: number;
@@ -117,14 +61,6 @@ function traffic(instances: Instance[], tokens: string[]) {
     },
   };
 }
-
-async function status(instance: Instance, token: string): Promise<number> {
-  const response = await fetch(`${instance.url}/students`, { headers: { authorization: `Bearer ${token}` } });
-  await response.body?.cancel();
-  return response.status;
-}
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 (PrivateRedis.available() ? describe : describe.skip)('Redis outage', () => {
   const stub = new IntrospectionStub(CREDENTIALS, RESOURCE);
@@ -262,13 +198,3 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
   });
 });
 
-/** The cache generation the instances have taken on this Redis (0 before the first). */
-async function generation(url: string): Promise<number> {
-  const client = createClient({ url });
-  await client.connect();
-  try {
-    return Number(await client.get('bearer-auth:generation'));
-  } finally {
-    client.destroy();
-  }
-}
