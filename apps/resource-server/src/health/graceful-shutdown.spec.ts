@@ -5,10 +5,7 @@
  * a slow introspection at the (stub) authorization server.
  */
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { mkdtemp, rm } from 'node:fs/promises';
 import { connect } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Client } from 'pg';
 import { createTestDatabase, type TestDatabase } from '../../../../tools/test-support/test-database';
@@ -60,7 +57,6 @@ async function connectionsTo(databaseUrl: string): Promise<number> {
 describe('graceful shutdown of the resource server', () => {
   const authServer = new AuthServerStub();
   let database: TestDatabase;
-  let storageDir: string;
   let app: NestFastifyApplication;
   let port: number;
   let socketsBefore: number;
@@ -69,7 +65,6 @@ describe('graceful shutdown of the resource server', () => {
     await authServer.start();
     authServer.tokens.set(TOKEN, { scope: 'students:read' });
     database = await createTestDatabase('resource');
-    storageDir = await mkdtemp(join(tmpdir(), 'resource-storage-'));
     socketsBefore = openSockets();
     const config = loadResourceConfig({
       NODE_ENV: 'test',
@@ -78,7 +73,6 @@ describe('graceful shutdown of the resource server', () => {
       DATABASE_URL: database.url,
       DATABASE_POOL_SIZE: String(database.poolSize),
       INTROSPECTION_CLIENT_SECRET: 'test-introspection-secret-0123456789',
-      STORAGE_DIR: storageDir,
       SEED_DEMO_DATA: 'true',
       ...(process.env['REDIS_URL'] ? { REDIS_URL: process.env['REDIS_URL'] } : {}),
     });
@@ -90,7 +84,6 @@ describe('graceful shutdown of the resource server', () => {
   afterAll(async () => {
     await authServer.stop();
     await database?.drop();
-    if (storageDir) await rm(storageDir, { recursive: true, force: true });
   });
 
   it('refuses new connections, finishes the request in flight, then closes the database and Redis', async () => {

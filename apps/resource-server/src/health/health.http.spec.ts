@@ -72,7 +72,6 @@ describe('health of a resource server with nothing around it', () => {
       REDIS_URL: 'redis://127.0.0.1:9',
       AUTH_SERVER_URL: 'http://127.0.0.1:9',
       INTROSPECTION_CLIENT_SECRET: 'not-used-in-this-test-0123',
-      STORAGE_DIR: '/nonexistent',
       SEED_DEMO_DATA: 'false',
     });
     // The Redis event bus would wait for Redis at start; readiness does not (the shared connection keeps trying).
