@@ -60,7 +60,6 @@ function commonEnv(services, secret) {
     shared[service.urlVar] = env[service.urlVar] || serviceUrl(service);
   }
   shared.EMBEDDED_MODE = String(embedded);
-  if (embedded && !env.STORAGE_DIR) shared.STORAGE_DIR = join(dataDir, 'resource', 'storage');
   if (embedded && !env.OIDC_SIGNING_KEYS && !env.OIDC_SIGNING_KEYS_FILE) {
     mkdirSync(join(dataDir, 'auth'), { recursive: true });
     shared.OIDC_SIGNING_KEYS_FILE = join(dataDir, 'auth', 'signing-keys.json');

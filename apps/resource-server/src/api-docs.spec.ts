@@ -21,7 +21,6 @@ describe('the OpenAPI document of the API', () => {
       NODE_ENV: 'test',
       DATABASE_URL: 'postgresql://nobody@127.0.0.1:9/none',
       INTROSPECTION_CLIENT_SECRET: 'not-used-in-this-test-0123',
-      STORAGE_DIR: '/nonexistent',
       SEED_DEMO_DATA: 'false',
     });
     app = await createResourceServer(config, { eventBus: new LocalEventBus(), logger: false });

@@ -200,7 +200,6 @@ export async function startPlatform({ pinning, profile, log, cimdCaFile }) {
       INTROSPECTION_CLIENT_SECRET: secrets.introspection,
       EMBEDDED_MODE: String(embedded),
       SEED_DEMO_DATA: 'true',
-      STORAGE_DIR: join(work, 'storage'),
       OIDC_SIGNING_KEYS: JSON.stringify([jwk]),
       // Codes are prepared before the timed part, possibly minutes before.
       AUTHORIZATION_CODE_TTL_SECONDS: '3600',

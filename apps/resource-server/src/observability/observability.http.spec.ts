@@ -6,9 +6,6 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { TokenValidator } from '@platform/bearer-auth';
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { waitFor } from '../../../../tools/test-support';
 import { createTestDatabase, type TestDatabase } from '../../../../tools/test-support/test-database';
 import { createResourceServer } from '../bootstrap';
@@ -28,7 +25,6 @@ const TOKENS = { valid: token(), unknown: token(), inQuery: token(), whileDown: 
 
 const authServer = new AuthServerStub();
 let database: TestDatabase;
-let storageDir: string;
 let app: NestFastifyApplication;
 
 const get = (url: string, headers: Record<string, string> = {}) => app.inject({ method: 'GET', url, headers });
@@ -37,7 +33,6 @@ beforeAll(async () => {
   await authServer.start();
   authServer.tokens.set(TOKENS.valid, { scope: 'students:read courses:read' });
   database = await createTestDatabase('resource');
-  storageDir = await mkdtemp(join(tmpdir(), 'resource-storage-'));
   const config = loadResourceConfig({
     NODE_ENV: 'test',
     PUBLIC_BASE_URL: authServer.origin,
@@ -45,7 +40,6 @@ beforeAll(async () => {
     DATABASE_URL: database.url,
     DATABASE_POOL_SIZE: String(database.poolSize),
     INTROSPECTION_CLIENT_SECRET: 'test-introspection-secret-0123456789',
-    STORAGE_DIR: storageDir,
     SEED_DEMO_DATA: 'true',
     ...(process.env['REDIS_URL'] ? { REDIS_URL: process.env['REDIS_URL'] } : {}),
   });
@@ -71,7 +65,6 @@ afterAll(async () => {
   await app?.close();
   await authServer.stop();
   await database?.drop();
-  if (storageDir) await rm(storageDir, { recursive: true, force: true });
 });
 
 describe('request logs', () => {

@@ -1,7 +1,4 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { createTestDatabase } from '../../../../tools/test-support/test-database';
 import { createResourceServer } from '../../src/bootstrap';
 import { loadResourceConfig, type ResourceConfig } from '../../src/config/resource-config';
@@ -23,13 +20,11 @@ export interface TestResourceServerOptions {
 
 /**
  * The resource server (not listening: drive it with app.inject) over a fresh, migrated and
- * seeded database (real PostgreSQL when DATABASE_URL is set, embedded otherwise), with
- * uploads in a temporary directory. Without authServerUrl, introspection points at a closed
+ * seeded database (real PostgreSQL when DATABASE_URL is set, embedded otherwise). Without authServerUrl, introspection points at a closed
  * port: fine for anonymous requests and for calling services directly.
  */
 export async function startTestResourceServer(options: TestResourceServerOptions = {}): Promise<TestResourceServer> {
   const database = await createTestDatabase('resource');
-  const storageDir = await mkdtemp(join(tmpdir(), 'resource-storage-'));
   const origin = options.authServerUrl ?? 'http://127.0.0.1:9';
   try {
     const config = loadResourceConfig({
@@ -41,7 +36,6 @@ export async function startTestResourceServer(options: TestResourceServerOptions
       DATABASE_URL: database.url,
       DATABASE_POOL_SIZE: String(database.poolSize),
       INTROSPECTION_CLIENT_SECRET: INTROSPECTION_SECRET,
-      STORAGE_DIR: storageDir,
       SEED_DEMO_DATA: 'true',
       ...(process.env['REDIS_URL'] ? { REDIS_URL: process.env['REDIS_URL'] } : {}),
       ...options.env,
@@ -55,12 +49,10 @@ export async function startTestResourceServer(options: TestResourceServerOptions
       async close() {
         await app.close();
         await database.drop();
-        await rm(storageDir, { recursive: true, force: true });
       },
     };
   } catch (error) {
     await database.drop();
-    await rm(storageDir, { recursive: true, force: true });
     throw error;
   }
 }
