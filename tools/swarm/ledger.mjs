@@ -105,6 +105,30 @@ export function rotationViolations(entries, observations) {
 }
 
 /**
+ * When a new key reached each task's JWKS, and when it first signed an ID token: per task (by
+ * address), when it first answered, when its JWKS first held the key (null: never), when it last
+ * answered; and the first ID token with the key. A task that answered before `since` (the deploy)
+ * is one of the old ones, whose configuration never held the key.
+ * @param {Entry[]} entries
+ * @param {JwksObservation[]} observations
+ * @param {string} kid
+ * @param {number} since
+ */
+export function keyTimeline(entries, observations, kid, since) {
+  /** @type {Map<string, { address: string, old: boolean, firstSeen: number, withKey: number | null, lastSeen: number }>} */
+  const tasks = new Map();
+  for (const observation of [...observations].sort((a, b) => a.at - b.at)) {
+    if (observation.status !== 200 || !observation.kids) continue;
+    const task = tasks.get(observation.address) ?? { address: observation.address, old: observation.at < since, firstSeen: observation.at, withKey: null, lastSeen: observation.at };
+    task.lastSeen = observation.at;
+    if (task.withKey === null && observation.kids.includes(kid)) task.withKey = observation.at;
+    tasks.set(observation.address, task);
+  }
+  const signed = entries.filter((entry) => entry.kid === kid).map((entry) => entry.ended);
+  return { tasks: [...tasks.values()], firstToken: signed.length ? Math.min(...signed) : null };
+}
+
+/**
  * Counts of the ledger by action and status, and the addresses (gateway tasks) that answered.
  * @param {Entry[]} entries
  */

@@ -4,7 +4,8 @@
 /** @type {Readonly<Record<string, readonly number[]>>} */
 export const EXPECTED = {
   register: [201],
-  authorize: [200],
+  // 200: the sign-in or consent page; 302/303: back to the client (a consent remembered).
+  authorize: [200, 302, 303],
   login: [303],
   consent: [302, 303],
   'token:code': [200],

@@ -1,4 +1,4 @@
-import { compareWrites, type Entry, failuresOf, type JwksObservation, parseLedger, type PostRow, rotationViolations, splitByKill, summarize } from '../ledger.mjs';
+import { compareWrites, type Entry, failuresOf, type JwksObservation, keyTimeline, parseLedger, type PostRow, rotationViolations, splitByKill, summarize } from '../ledger.mjs';
 
 let sequence = 0;
 const entry = (action: string, status: number, started: number, ended: number, extra: Partial<Entry> = {}): Entry => ({
@@ -65,6 +65,20 @@ describe('the swarm stage ledger', () => {
     });
     const oneStep = [jwks(0, 'x', ['A']), jwks(10, 'x', ['B', 'A']), jwks(12, 'y', ['A']), { at: 14, address: 'y', status: 0, kids: null }];
     expect(rotationViolations([idToken('B', 11)], oneStep).violations).toEqual([{ kid: 'B', at: 11, address: 'y', seenAt: 12, kids: ['A'] }]);
+  });
+
+  it('says when a new key reached each task\'s JWKS, the old tasks\' too, and when it first signed', () => {
+    const jwks = (at: number, address: string, kids: string[]): JwksObservation => ({ at, address, status: 200, kids });
+    const observations = [jwks(5, 'old', ['A']), jwks(12, 'old', ['A', 'B']), jwks(30, 'old', ['A', 'B']), jwks(11, 'new', ['B', 'A']), jwks(40, 'new', ['B', 'A']), jwks(20, 'late', ['A'])];
+    const tokens = [entry('token:code', 200, 0, 8, { kid: 'A' }), entry('token:refresh', 200, 30, 35, { kid: 'B' }), entry('token:code', 200, 40, 45, { kid: 'B' })];
+    expect(keyTimeline(tokens, observations, 'B', 10)).toEqual({
+      tasks: [
+        { address: 'old', old: true, firstSeen: 5, withKey: 12, lastSeen: 30 },
+        { address: 'new', old: false, firstSeen: 11, withKey: 11, lastSeen: 40 },
+        { address: 'late', old: false, firstSeen: 20, withKey: null, lastSeen: 20 },
+      ],
+      firstToken: 35,
+    });
   });
 
   it('reads a ledger of JSON lines and sums it up by action, status and gateway task', () => {

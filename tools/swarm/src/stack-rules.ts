@@ -194,8 +194,10 @@ export function checkStack(input: StackCheckInput): StackViolation[] {
     } catch {
       shutdown = undefined;
     }
-    if (grace === undefined || shutdown === undefined || grace < shutdown + SWARM_STOP_DELAY_MS) {
-      add('graceful-stop', `${app}: stop_grace_period (${String(service['stop_grace_period'] ?? '10s')}) covers SHUTDOWN_TIMEOUT_MS (${shutdown ?? 'unreadable'} ms) and a margin`);
+    // The drain (SHUTDOWN_DRAIN_MS, serving on after SIGTERM) comes before the shutdown's deadline.
+    const drain = Number(startEnv['SHUTDOWN_DRAIN_MS'] ?? 0);
+    if (grace === undefined || shutdown === undefined || !Number.isFinite(drain) || grace < drain + shutdown + SWARM_STOP_DELAY_MS) {
+      add('graceful-stop', `${app}: stop_grace_period (${String(service['stop_grace_period'] ?? '10s')}) covers SHUTDOWN_DRAIN_MS (${drain} ms), SHUTDOWN_TIMEOUT_MS (${shutdown ?? 'unreadable'} ms) and a margin`);
     }
 
     for (const variable of Object.keys(environment)) {

@@ -116,6 +116,7 @@ const NEGATIVE_CASES: [string, StackRule[], Mutation][] = [
   ['a Node service limited below what V8 may take', ['resources'], (s) => (deploy(s, 'gateway')['resources'] = { limits: { memory: '256M' }, reservations: { memory: '128M' } })],
   ['a reservation above the limit', ['resources'], (s) => (deploy(s, 'auth-server')['resources'] = { limits: { memory: '768M' }, reservations: { memory: '1G' } })],
   ['a grace period shorter than the shutdown', ['graceful-stop'], (s) => (service(s, 'resource-server')['stop_grace_period'] = '5s')],
+  ['a drain that eats the grace period', ['graceful-stop'], (s) => (env(s, 'gateway')['SHUTDOWN_DRAIN_MS'] = '10000')],
   ['a literal introspection secret', ['secrets-by-reference'], (s) => (env(s, 'resource-server')['INTROSPECTION_CLIENT_SECRET'] = 'a'.repeat(40))],
   ['a secret with a default', ['secrets-by-reference'], (s) => (env(s, 'auth-server')['OIDC_SIGNING_KEYS'] = '${OIDC_SIGNING_KEYS:-[]}')],
   ['a literal database password', ['secrets-by-reference'], (s) => (env(s, 'auth-server')['DATABASE_URL'] = 'postgresql://platform:hunter2@postgres:5432/platform_auth')],
