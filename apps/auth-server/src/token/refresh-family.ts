@@ -1,5 +1,5 @@
-import { randomBytes } from 'node:crypto';
 import { keyDigest } from '@platform/rate-limits';
+import { generateOpaqueToken } from '../crypto/tokens';
 
 /**
  * Every refresh token of a grant starts with the grant's family id: 12 random base64url
@@ -14,13 +14,13 @@ import { keyDigest } from '@platform/rate-limits';
  * changed prefix is an unknown token. It only names a counter, which a caller can spend only
  * with a token of that family.
  */
-const FAMILY_BYTES = 9;
 const FAMILY_LENGTH = 12;
 /** A family id and an opaque token (generateOpaqueToken: 43 characters). */
 const FAMILY_TOKEN_LENGTH = FAMILY_LENGTH + 43;
 
+/** 72 random bits, from the pool the tokens are drawn from (a randomBytes call costs ~2.5 µs, crypto/tokens.ts). */
 export function newRefreshFamily(): string {
-  return randomBytes(FAMILY_BYTES).toString('base64url');
+  return generateOpaqueToken().slice(0, FAMILY_LENGTH);
 }
 
 /** The family a presented refresh token names; undefined for tokens issued before families (or not ours). */
