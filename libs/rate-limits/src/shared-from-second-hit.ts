@@ -8,13 +8,6 @@ export interface SharedFromSecondHitOptions {
   now?: () => number;
 }
 
-interface Seen {
-  /** Local clock time at which this process's window of the key ends. */
-  endsAt: number;
-  /** Whether the key's hits of this window go to the shared counter (from its second on). */
-  shared: boolean;
-}
-
 /**
  * A key's first hit in a window is counted in this process only; from its second hit on, every
  * hit, the first one included, goes to the shared counter (LocalFirstWindows over Redis).
@@ -28,7 +21,12 @@ interface Seen {
  * limit, against limits of tens or hundreds.
  */
 export class SharedFromSecondHit implements WindowCounter {
-  private readonly seen: LRUCache<string, Seen>;
+  /**
+   * Per key, the local time at which this process's window of it ends: positive while its first
+   * hit is held here, negative once its hits go to the shared counter (a number, not an object:
+   * at thousands of new keys a second the entries are what the garbage collector walks).
+   */
+  private readonly seen: LRUCache<string, number>;
   private readonly now: () => number;
 
   constructor(
@@ -42,12 +40,12 @@ export class SharedFromSecondHit implements WindowCounter {
   hit(key: string, windowMs: number, max: number): WindowHit | Promise<WindowHit> {
     const now = this.now();
     const seen = this.seen.get(key);
-    if (seen === undefined || seen.endsAt <= now) {
-      this.seen.set(key, { endsAt: now + windowMs, shared: false });
+    if (seen === undefined || Math.abs(seen) <= now) {
+      this.seen.set(key, now + windowMs);
       return { count: 1, resetInMs: windowMs };
     }
-    if (!seen.shared) {
-      seen.shared = true;
+    if (seen > 0) {
+      this.seen.set(key, -seen);
       // The first hit, held here until now. Its answer adds nothing the second's does not carry.
       const held = this.shared.hit(key, windowMs, max);
       if (held instanceof Promise) held.catch(() => undefined);
