@@ -30,7 +30,9 @@ export class KeyPublications {
         INSERT INTO signing_key_publications (kid, public_jwk, first_published_at, last_configured_at)
         VALUES (${key.kid}, ${JSON.stringify(key.publicJwk)}::jsonb, LOCALTIMESTAMP, LOCALTIMESTAMP)
         ON CONFLICT (kid) DO UPDATE SET last_configured_at = LOCALTIMESTAMP
-        RETURNING kid, public_jwk, (EXTRACT(EPOCH FROM LOCALTIMESTAMP - first_published_at) * 1000)::float8 AS published_for_ms`;
+        RETURNING kid, public_jwk, GREATEST(0, EXTRACT(EPOCH FROM LOCALTIMESTAMP - first_published_at) * 1000)::float8 AS published_for_ms`;
+      // GREATEST: the column keeps milliseconds and LOCALTIMESTAMP microseconds, so a key published
+      // by this very statement may read as up to half a millisecond in the future (rounded up).
       recorded.push({ kid: row.kid, publicJwk: row.public_jwk, publishedForMs: Number(row.published_for_ms) });
     }
     return recorded;

@@ -87,6 +87,14 @@ describe('signing-key rotation across replicas', () => {
     expect(late.signingKeyId()).toBe(newKey.kid);
   });
 
+  it('never reads a key it has just published as published in the future (the column keeps milliseconds)', async () => {
+    const publications = new KeyPublications(prisma);
+    const fresh = Array.from({ length: 40 }, (_, i) => ({ kid: `fresh-${i}`, publicJwk: { kty: 'OKP', crv: 'Ed25519', x: `x${i}` } }));
+    const recorded = await publications.publish(fresh);
+    expect(recorded.filter((publication) => publication.publishedForMs < 0)).toEqual([]);
+    await prisma.$executeRaw`DELETE FROM signing_key_publications WHERE kid LIKE 'fresh-%'`;
+  });
+
   it('signs at once with the one key of a first install', async () => {
     const only = await generatePrivateJwk();
     const first = await replica([only], new TestClock());
