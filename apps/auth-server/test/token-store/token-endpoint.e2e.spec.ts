@@ -102,7 +102,7 @@ describe('introspection from the state held in memory', () => {
 
   it('answers the tokens of a grant inactive once a replayed refresh token revoked it', async () => {
     // No reuse window: the replay below is reuse at once (RFC 9700 §4.14.2).
-    const strict = await startTestAuthServer({ REFRESH_REUSE_GRACE_SECONDS: '0' });
+    const strict = await startTestAuthServer({ REFRESH_REUSE_GRACE_SECONDS: '0', REFRESH_STALE_SESSIONS_KEEP_GRANT: 'false' });
     try {
       const strictClient = (await registerClient(strict.issuer, { token_endpoint_auth_method: 'none', grant_types: ['authorization_code', 'refresh_token'] })).client_id;
       const issued = await tokens(strict, strictClient);
