@@ -68,8 +68,10 @@ export function oauthRateLimitRules(limits: OAuthRateLimits, paths: OAuthPaths, 
       method: 'POST',
       url: paths.introspection,
       stage: 'preHandler',
-      // Callers without any client_id fail authentication anyway; per address they share one budget.
-      key: (request, ip) => keyDigest(`${clientIdOf(request) ?? ''} ${addressBucket(ip)}`),
+      // Per caller and its exact address, not its IPv6 /64: each resource-server replica is a
+      // caller of its own (replicas of one node or cluster share a /64), so the budget grows with
+      // them. Callers without any client_id fail authentication anyway.
+      key: (request, ip) => keyDigest(`${clientIdOf(request) ?? ''} ${ip}`),
       ...limits.introspectionPerCaller,
       subject: 'the introspection endpoint',
     },

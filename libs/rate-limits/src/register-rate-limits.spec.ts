@@ -99,6 +99,16 @@ describe('registerRateLimits with the OAuth rules', () => {
     await fastify.close();
   });
 
+  it('gives each replica of a caller its own introspection budget, even within one IPv6 /64', async () => {
+    const fastify = await app();
+    const caller = { client_id: 'resource-server', client_secret: 'x', token: 't' };
+    for (let i = 0; i < 2; i++) expect((await post(fastify, '/introspect', { fields: caller, remoteAddress: 'fd00:10::1' })).statusCode).toBe(200);
+    expect((await post(fastify, '/introspect', { fields: caller, remoteAddress: 'fd00:10::1' })).statusCode).toBe(429);
+    // Another replica, another address of the same /64.
+    expect((await post(fastify, '/introspect', { fields: caller, remoteAddress: 'fd00:10::2' })).statusCode).toBe(200);
+    await fastify.close();
+  });
+
   it('runs a route check before the rules of its stage: a request it refuses counts under no rule', async () => {
     const blocked = new Set(['10.3.3.3']);
     const check: RouteCheck = {
