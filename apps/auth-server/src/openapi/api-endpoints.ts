@@ -26,6 +26,7 @@ import {
   NO_STORE,
   OAUTH2_SCHEME,
   ref,
+  RETRY_AFTER,
 } from './oauth-schemas';
 
 /**
@@ -67,6 +68,12 @@ const errorResponse = (status: number, description: string) => jsonResponse(stat
 
 const formBody = (schema: SchemaObject | ReferenceObject) => applyDecorators(ApiConsumes(FORM), ApiBody({ required: true, schema }));
 
+/** A request rate limit's answer (RFC 6585 §4): the OAuth error body and Retry-After. */
+const tooManyRequests = (description: string) => jsonResponse(429, `\`too_many_requests\`, with Retry-After: ${description}`, ref('OAuthError'), RETRY_AFTER);
+
+/** Resolving a client whose client_id is a metadata document URL may meet its host's fetch budget. */
+const DOCUMENT_FETCH_BUDGET = 'too many client ID metadata document fetches for the host of this client_id (every instance counts together)';
+
 const unauthorizedClient = () =>
   errorResponse(
     401,
@@ -83,6 +90,7 @@ export function ApiRegistrationEndpoint(): MethodDecorator {
     ApiBody({ required: true, schema: ref('ClientRegistrationRequest') }),
     jsonResponse(201, 'The client information', ref('ClientRegistrationResponse'), NO_STORE),
     errorResponse(400, '`invalid_redirect_uri`, `invalid_client_metadata` or `invalid_request`'),
+    tooManyRequests('too many registrations from this client address'),
   );
 }
 
@@ -125,7 +133,8 @@ const AUTHORIZATION_PARAMETERS: ParameterObject[] = [
     name: 'prompt',
     in: 'query',
     schema: { type: 'string', enum: ['none', 'login', 'consent', 'select_account'] },
-    description: 'OpenID Connect prompt; consent is asked every time, so `none` answers consent_required',
+    description:
+      'OpenID Connect prompt. `none` answers with the code when everything asked was approved before (else consent_required; login_required without a session); `consent` always shows the consent page; `login` and `select_account` ask for the password again',
   },
 ];
 
@@ -142,6 +151,12 @@ const authorizeResponses = () =>
     status: 400,
     description:
       'An unknown client, a client ID metadata document that cannot be fetched or is invalid, or a redirect URI that is not registered: an HTML error page, never a redirect',
+    content: { [HTML]: { schema: { type: 'string' } } },
+  }),
+  ApiResponse({
+    status: 429,
+    description: `An HTML error page with Retry-After: ${DOCUMENT_FETCH_BUDGET}`,
+    headers: RETRY_AFTER,
     content: { [HTML]: { schema: { type: 'string' } } },
   }),
   );
@@ -190,6 +205,11 @@ export function ApiTokenEndpoint(): MethodDecorator {
     jsonResponse(200, 'Tokens', ref('TokenResponse'), NO_STORE),
     errorResponse(400, '`invalid_request`, `invalid_grant`, `unauthorized_client`, `unsupported_grant_type`, `invalid_scope` or `invalid_target`'),
     unauthorizedClient(),
+    tooManyRequests(
+      'too many requests from this client address, or too many of its requests that failed as guesses do; ' +
+        'a grant or a user over its token budget (refused before the refresh token rotates: the same token works after Retry-After); ' +
+        `an authenticated client over its own budget; or ${DOCUMENT_FETCH_BUDGET}`,
+    ),
   );
 }
 
@@ -205,6 +225,7 @@ export function ApiRevocationEndpoint(): MethodDecorator {
     jsonResponse(200, 'Revoked, or unknown (RFC 7009 §2.2: the answer is the same)', { type: 'object' }),
     errorResponse(400, '`invalid_request`'),
     unauthorizedClient(),
+    tooManyRequests(DOCUMENT_FETCH_BUDGET),
   );
 }
 
@@ -219,6 +240,7 @@ export function ApiIntrospectionEndpoint(): MethodDecorator {
     jsonResponse(200, 'The token’s state', ref('IntrospectionResponse'), NO_STORE),
     errorResponse(400, '`invalid_request`'),
     unauthorizedClient(),
+    tooManyRequests(`too many introspections by this caller from this address; or ${DOCUMENT_FETCH_BUDGET}`),
   );
 }
 

@@ -4,7 +4,7 @@ import { DocumentBuilder, type OpenAPIObject, type ParameterObject, type Referen
 import { LocalEventBus } from '@platform/event-bus';
 import { AppModule } from '../app.module';
 import { loadAuthConfig } from '../config/auth-config';
-import { AUTHORIZATION_SERVER_TAG, BEARER_RESPONSES, CLIENT_BASIC_SCHEME, OAUTH_SCHEMAS } from './oauth-schemas';
+import { AUTHORIZATION_SERVER_TAG, BEARER_RESPONSES, CLIENT_BASIC_SCHEME, OAUTH_SCHEMAS, RATE_LIMIT_RESPONSES } from './oauth-schemas';
 
 /** The part of an OpenAPI document the resource server merges into its `/openapi.json`. */
 export type AuthorizationServerOpenApi = Pick<OpenAPIObject, 'tags' | 'paths' | 'components'>;
@@ -48,8 +48,9 @@ export async function buildAuthorizationServerOpenApi(): Promise<AuthorizationSe
         CLIENT_BASIC_SCHEME,
       )
       .build();
-    // The shared schemas and answers (oauth-schemas.ts), which the decorators refer to by $ref.
-    const documentConfig = { ...base, components: { ...base.components, schemas: OAUTH_SCHEMAS, responses: BEARER_RESPONSES } };
+    // The shared schemas and answers (oauth-schemas.ts), which the decorators (and the resource
+    // server's protected operations) refer to by $ref.
+    const documentConfig = { ...base, components: { ...base.components, schemas: OAUTH_SCHEMAS, responses: { ...BEARER_RESPONSES, ...RATE_LIMIT_RESPONSES } } };
     const { tags, paths, components } = SwaggerModule.createDocument(app, documentConfig, {
       onlyIncludeDecoratedEndpoints: true,
       // The operations carry AUTHORIZATION_SERVER_TAG; no extra tag per controller class.

@@ -48,6 +48,11 @@ export const NO_STORE: ResponseObject['headers'] = {
   'Cache-Control': { description: 'RFC 6749 §5.1: `no-store`', schema: { type: 'string', example: 'no-store' } },
 };
 
+/** Every 429 (RFC 6585 §4) says when to come back: Retry-After in seconds (RFC 9110 §10.2.3). */
+export const RETRY_AFTER: ResponseObject['headers'] = {
+  'Retry-After': { description: 'Seconds to wait before trying again (RFC 9110 §10.2.3)', schema: { type: 'integer', minimum: 1, example: 30 } },
+};
+
 export function json(description: string, schema: SchemaObject | ReferenceObject, headers?: ResponseObject['headers']): ResponseObject {
   return { description, ...(headers ? { headers } : {}), content: { [JSON_TYPE]: { schema } } };
 }
@@ -62,7 +67,7 @@ export const OAUTH_SCHEMAS: Record<string, SchemaObject> = {
         'An error code: invalid_request, invalid_client, invalid_grant, unauthorized_client, unsupported_grant_type, ' +
           'invalid_scope, invalid_target (RFC 8707), invalid_redirect_uri and ' +
           'invalid_client_metadata (RFC 7591), invalid_token and insufficient_scope (RFC 6750), access_denied, ' +
-          'server_error, temporarily_unavailable, and for the API not_found, conflict, too_many_requests.',
+          'server_error, temporarily_unavailable, too_many_requests (a request rate limit, with Retry-After), and for the API not_found, conflict.',
         { example: 'invalid_request' },
       ),
       error_description: string('Human-readable text for the developer; never contains secrets', {
@@ -335,6 +340,20 @@ export const BEARER_RESPONSES: Record<'Unauthorized' | 'InsufficientScope', Resp
     headers: {
       'WWW-Authenticate': { description: 'RFC 6750 §3 challenge naming the scopes needed', schema: { type: 'string' } },
     },
+    content: { [JSON_TYPE]: { schema: ref('OAuthError') } },
+  },
+};
+
+/**
+ * The answer of a request rate limit (RFC 6585 §4) in the shape of every error, with its
+ * Retry-After. The authorization server's operations describe their own 429 (what each is
+ * keyed on); the resource server's limited operations refer to this one by `$ref`.
+ */
+export const RATE_LIMIT_RESPONSES: Record<'TooManyRequests', ResponseObject> = {
+  TooManyRequests: {
+    description:
+      '`too_many_requests`: a request rate limit (writes per user once the token is validated; requests without a token per client address); wait for Retry-After seconds',
+    headers: RETRY_AFTER,
     content: { [JSON_TYPE]: { schema: ref('OAuthError') } },
   },
 };

@@ -176,6 +176,22 @@ describe('the OpenAPI document', () => {
     expect(operation(document, 'get', '/health').responses['401']).toBeUndefined();
   });
 
+  it('documents the 429 (with Retry-After) of what the request limits count: writes, and reads that serve callers without a token', () => {
+    const limited = { $ref: '#/components/responses/TooManyRequests' };
+    expect(operation(document, 'post', '/api/v1/courses').responses['429']).toEqual(limited);
+    expect(operation(document, 'delete', '/api/v1/courses/{courseId}').responses['429']).toEqual(limited);
+    expect(operation(document, 'get', '/api/v1/courses').responses['429']).toEqual(limited);
+    expect(operation(document, 'get', '/api/v1/students').responses['429']).toBeUndefined();
+    expect(operation(document, 'get', '/health').responses['429']).toBeUndefined();
+    expect(document.components?.responses?.['TooManyRequests']).toMatchObject({ headers: { 'Retry-After': { schema: { type: 'integer' } } } });
+    for (const path of ['/api/oauth/register', '/api/oauth/token', '/api/oauth/introspect']) {
+      expect(operation(document, 'post', path).responses['429']).toMatchObject({
+        headers: { 'Retry-After': { schema: { type: 'integer' } } },
+        content: { 'application/json': { schema: { $ref: '#/components/schemas/OAuthError' } } },
+      });
+    }
+  });
+
   it('documents the authorization server’s endpoints with form bodies and RFC 6749 errors', () => {
     for (const [method, path] of [
       ['post', '/api/oauth/register'],

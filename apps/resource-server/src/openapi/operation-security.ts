@@ -104,7 +104,14 @@ export function securityFor(auth: RouteAuth, where: string): SecurityRequirement
   }
 }
 
-/** Sets `security` on every operation swagger generated, and the 401/403 answers of protected ones. */
+/** RFC 9110 §9.2.1 safe methods: a token's holder reads without a request limit. */
+const SAFE_METHODS = new Set(['get', 'head', 'options']);
+
+/**
+ * Sets `security` on every operation swagger generated, the 401/403 answers of protected ones,
+ * and the 429 of those the request limits count (rate-limits/resource-limits.ts): writes (per
+ * user), and operations that serve callers without a token (per address).
+ */
 export function applyOperationSecurity(document: OpenAPIObject, index: OperationAuthIndex): void {
   for (const [path, item] of Object.entries(document.paths)) {
     for (const method of HTTP_METHODS) {
@@ -116,6 +123,7 @@ export function applyOperationSecurity(document: OpenAPIObject, index: Operation
       if (auth.kind === 'scopes') {
         operation.responses['401'] ??= { $ref: '#/components/responses/Unauthorized' };
         operation.responses['403'] ??= { $ref: '#/components/responses/InsufficientScope' };
+        if (auth.anonymous || !SAFE_METHODS.has(method)) operation.responses['429'] ??= { $ref: '#/components/responses/TooManyRequests' };
       }
     }
   }

@@ -143,7 +143,7 @@ export const AUTHORIZATION_SERVER_OPENAPI: Pick<OpenAPIObject, 'tags' | 'paths' 
                 "select_account"
               ]
             },
-            "description": "OpenID Connect prompt; consent is asked every time, so `none` answers consent_required"
+            "description": "OpenID Connect prompt. `none` answers with the code when everything asked was approved before (else consent_required; login_required without a session); `consent` always shows the consent page; `login` and `select_account` ask for the password again"
           }
         ],
         "responses": {
@@ -171,6 +171,26 @@ export const AUTHORIZATION_SERVER_OPENAPI: Pick<OpenAPIObject, 'tags' | 'paths' 
           },
           "400": {
             "description": "An unknown client, a client ID metadata document that cannot be fetched or is invalid, or a redirect URI that is not registered: an HTML error page, never a redirect",
+            "content": {
+              "text/html": {
+                "schema": {
+                  "type": "string"
+                }
+              }
+            }
+          },
+          "429": {
+            "description": "An HTML error page with Retry-After: too many client ID metadata document fetches for the host of this client_id (every instance counts together)",
+            "headers": {
+              "Retry-After": {
+                "description": "Seconds to wait before trying again (RFC 9110 §10.2.3)",
+                "schema": {
+                  "type": "integer",
+                  "minimum": 1,
+                  "example": 30
+                }
+              }
+            },
             "content": {
               "text/html": {
                 "schema": {
@@ -257,7 +277,7 @@ export const AUTHORIZATION_SERVER_OPENAPI: Pick<OpenAPIObject, 'tags' | 'paths' 
                       "consent",
                       "select_account"
                     ],
-                    "description": "OpenID Connect prompt; consent is asked every time, so `none` answers consent_required"
+                    "description": "OpenID Connect prompt. `none` answers with the code when everything asked was approved before (else consent_required; login_required without a session); `consent` always shows the consent page; `login` and `select_account` ask for the password again"
                   }
                 }
               }
@@ -289,6 +309,26 @@ export const AUTHORIZATION_SERVER_OPENAPI: Pick<OpenAPIObject, 'tags' | 'paths' 
           },
           "400": {
             "description": "An unknown client, a client ID metadata document that cannot be fetched or is invalid, or a redirect URI that is not registered: an HTML error page, never a redirect",
+            "content": {
+              "text/html": {
+                "schema": {
+                  "type": "string"
+                }
+              }
+            }
+          },
+          "429": {
+            "description": "An HTML error page with Retry-After: too many client ID metadata document fetches for the host of this client_id (every instance counts together)",
+            "headers": {
+              "Retry-After": {
+                "description": "Seconds to wait before trying again (RFC 9110 §10.2.3)",
+                "schema": {
+                  "type": "integer",
+                  "minimum": 1,
+                  "example": 30
+                }
+              }
+            },
             "content": {
               "text/html": {
                 "schema": {
@@ -394,6 +434,26 @@ export const AUTHORIZATION_SERVER_OPENAPI: Pick<OpenAPIObject, 'tags' | 'paths' 
                 }
               }
             }
+          },
+          "429": {
+            "description": "`too_many_requests`, with Retry-After: too many registrations from this client address",
+            "headers": {
+              "Retry-After": {
+                "description": "Seconds to wait before trying again (RFC 9110 §10.2.3)",
+                "schema": {
+                  "type": "integer",
+                  "minimum": 1,
+                  "example": 30
+                }
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/OAuthError"
+                }
+              }
+            }
           }
         },
         "security": [],
@@ -456,6 +516,26 @@ export const AUTHORIZATION_SERVER_OPENAPI: Pick<OpenAPIObject, 'tags' | 'paths' 
                 }
               }
             }
+          },
+          "429": {
+            "description": "`too_many_requests`, with Retry-After: too many requests from this client address, or too many of its requests that failed as guesses do; a grant or a user over its token budget (refused before the refresh token rotates: the same token works after Retry-After); an authenticated client over its own budget; or too many client ID metadata document fetches for the host of this client_id (every instance counts together)",
+            "headers": {
+              "Retry-After": {
+                "description": "Seconds to wait before trying again (RFC 9110 §10.2.3)",
+                "schema": {
+                  "type": "integer",
+                  "minimum": 1,
+                  "example": 30
+                }
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/OAuthError"
+                }
+              }
+            }
           }
         },
         "security": [
@@ -507,6 +587,26 @@ export const AUTHORIZATION_SERVER_OPENAPI: Pick<OpenAPIObject, 'tags' | 'paths' 
           },
           "401": {
             "description": "`invalid_client`: client authentication failed (also an unknown, removed or disabled client, a refused client ID metadata document, or a refused client assertion: its error_description says why)",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/OAuthError"
+                }
+              }
+            }
+          },
+          "429": {
+            "description": "`too_many_requests`, with Retry-After: too many client ID metadata document fetches for the host of this client_id (every instance counts together)",
+            "headers": {
+              "Retry-After": {
+                "description": "Seconds to wait before trying again (RFC 9110 §10.2.3)",
+                "schema": {
+                  "type": "integer",
+                  "minimum": 1,
+                  "example": 30
+                }
+              }
+            },
             "content": {
               "application/json": {
                 "schema": {
@@ -573,6 +673,26 @@ export const AUTHORIZATION_SERVER_OPENAPI: Pick<OpenAPIObject, 'tags' | 'paths' 
           },
           "401": {
             "description": "`invalid_client`: client authentication failed (also an unknown, removed or disabled client, a refused client ID metadata document, or a refused client assertion: its error_description says why)",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/OAuthError"
+                }
+              }
+            }
+          },
+          "429": {
+            "description": "`too_many_requests`, with Retry-After: too many introspections by this caller from this address; or too many client ID metadata document fetches for the host of this client_id (every instance counts together)",
+            "headers": {
+              "Retry-After": {
+                "description": "Seconds to wait before trying again (RFC 9110 §10.2.3)",
+                "schema": {
+                  "type": "integer",
+                  "minimum": 1,
+                  "example": 30
+                }
+              }
+            },
             "content": {
               "application/json": {
                 "schema": {
@@ -759,7 +879,7 @@ export const AUTHORIZATION_SERVER_OPENAPI: Pick<OpenAPIObject, 'tags' | 'paths' 
         "properties": {
           "error": {
             "type": "string",
-            "description": "An error code: invalid_request, invalid_client, invalid_grant, unauthorized_client, unsupported_grant_type, invalid_scope, invalid_target (RFC 8707), invalid_redirect_uri and invalid_client_metadata (RFC 7591), invalid_token and insufficient_scope (RFC 6750), access_denied, server_error, temporarily_unavailable, and for the API not_found, conflict, too_many_requests.",
+            "description": "An error code: invalid_request, invalid_client, invalid_grant, unauthorized_client, unsupported_grant_type, invalid_scope, invalid_target (RFC 8707), invalid_redirect_uri and invalid_client_metadata (RFC 7591), invalid_token and insufficient_scope (RFC 6750), access_denied, server_error, temporarily_unavailable, too_many_requests (a request rate limit, with Retry-After), and for the API not_found, conflict.",
             "example": "invalid_request"
           },
           "error_description": {
@@ -1520,6 +1640,26 @@ export const AUTHORIZATION_SERVER_OPENAPI: Pick<OpenAPIObject, 'tags' | 'paths' 
             "description": "RFC 6750 §3 challenge naming the scopes needed",
             "schema": {
               "type": "string"
+            }
+          }
+        },
+        "content": {
+          "application/json": {
+            "schema": {
+              "$ref": "#/components/schemas/OAuthError"
+            }
+          }
+        }
+      },
+      "TooManyRequests": {
+        "description": "`too_many_requests`: a request rate limit (writes per user once the token is validated; requests without a token per client address); wait for Retry-After seconds",
+        "headers": {
+          "Retry-After": {
+            "description": "Seconds to wait before trying again (RFC 9110 §10.2.3)",
+            "schema": {
+              "type": "integer",
+              "minimum": 1,
+              "example": 30
             }
           }
         },
