@@ -135,7 +135,9 @@ A public client (\`token_endpoint_auth_method\` \`none\`, the default) gets no s
 \`client_secret\`, shown only this once, to send to the token, revocation and introspection endpoints
 either as HTTP Basic (\`-u "$CLIENT_ID:$CLIENT_SECRET"\`) or as a \`client_secret\` form parameter, never
 both. A client the server does not know (never registered, or removed) gets \`401 invalid_client\` at the
-token endpoint: register again.
+token endpoint: register again. A client that holds a key pair authenticates with \`private_key_jwt\` instead of a
+secret: it publishes a client ID metadata document ([below](#hosted-clients-a-client-id-metadata-document)), or gets
+a registered integration from the platform's support.
 
 ## 3. Make a PKCE verifier and challenge (S256)
 
@@ -177,10 +179,13 @@ ${CALLBACK_LISTENER}
 | \`code_challenge_method\` | \`S256\` |
 | \`resource\` | \`${base}\` (RFC 8707). Any URI under it is accepted too, \`${base}${RS.mcp}\` (what MCP clients send) and \`${base}${RS.api}\` included, in any spelling \`URL.href\` gives (trailing slash, upper-case scheme or host). The platform is one protected resource: whichever you send, the token's audience is \`${base}\`, and one token serves the API and the MCP endpoint |
 | \`nonce\` | optional (OpenID Connect): echoed in the ID token when \`openid\` is requested |
-| \`prompt\` | optional: \`login\`, \`consent\`, \`select_account\` or \`none\` (consent is asked on every authorization, so \`none\` answers \`consent_required\`) |
+| \`prompt\` | optional: \`none\` answers with the code when everything asked was approved before (else \`consent_required\`; \`login_required\` without a session); \`consent\` always shows the consent page; \`login\` and \`select_account\` ask for the password again |
 
 The user signs in to their school's account, then sees a consent page listing the requested scopes and
-approves or denies. The browser is then redirected to the redirect URI:
+approves or denies. What the user approved is remembered for your client: asking again for those scopes
+brings the code back without the page, and asking for more (step-up) shows only the new scopes. A write
+scope includes its read scope (\`coupons:write\` brings \`coupons:read\`). The browser is then redirected to
+the redirect URI:
 
 \`\`\`
 ${REDIRECT_URI}?code=...&state=...&iss=${q(issuer)}
@@ -238,6 +243,9 @@ with the scopes it requires, is in [${base}${RS.openApi}](${base}${RS.openApi}).
 | 403 | \`Bearer error="insufficient_scope", error_description="...", scope="courses:write", resource_metadata="..."\` | the token lacks a scope: step up by authorizing again (step 4) with the scopes you hold plus those in \`scope\` |
 | 400 | \`Bearer error="invalid_request", ...\` | a malformed Authorization header, or a token sent in the URL |
 
+A \`429 too_many_requests\` (writes of one user, or requests without a token from one address, beyond the
+platform's limits) carries \`Retry-After\`: wait that many seconds, then send the request again.
+
 Some read routes also serve callers without a token: the public view (published courses, public events…)
 of the school named by \`?school=<id>\`, or of the platform's default school. A caller that does send a
 token still needs the route's scopes, and with a token only the token's own school is reachable. The MCP endpoint \`${base}${RS.mcp}\` serves public catalog
@@ -256,10 +264,13 @@ REFRESH_TOKEN=$(printf '%s' "$TOKENS" | json refresh_token)
 
 Refresh tokens rotate: every refresh returns a new refresh token and retires the one you sent. Always
 keep the newest one. Processes of one client that refresh with the same token at the same moment each
-get a valid pair, for a short window after the rotation (30 seconds by default); presenting a rotated
-refresh token later is treated as theft (RFC 9700 §4.14.2): the whole grant is revoked, with its access
-tokens, and the user must authorize again. An optional narrower \`scope\` narrows the new access token
-only; the new refresh token keeps the original scope.
+get a valid pair, for a short window after the rotation (30 seconds by default). A rotated refresh token
+presented later from the network whose refresh rotated it (another session of the same application on
+the same computer) is refused with \`invalid_grant\` and the grant goes on: use the newest token, or
+authorize again in that session. Presented later from anywhere else, it is treated as theft (RFC 9700
+§4.14.2): the whole grant is revoked, with its access tokens, and the user must authorize again. An
+optional narrower \`scope\` narrows the new access token only; the new refresh token keeps the original
+scope.
 
 ## 8. Revoke
 
@@ -319,8 +330,11 @@ describes it (OAuth Client ID Metadata Documents; the authorization server metad
 - has \`client_id\` equal to that URL character for character, a \`client_name\` (1 to 200 characters), and 1 to 20
   \`redirect_uris\`, each \`http\` on a loopback host (any port at authorization) or \`https\` on the same origin as
   the \`client_id\` URL (anything else on http or https makes the document invalid; private-use schemes are ignored);
-- uses \`token_endpoint_auth_method\` \`none\` (the default): a \`client_secret*\` method, \`private_key_jwt\` or a
-  \`client_secret\` member makes it invalid. \`grant_types\`, if present, includes \`authorization_code\`
+- uses \`token_endpoint_auth_method\` \`none\` (the default, a public client) or \`private_key_jwt\` with its public
+  keys in \`jwks\` or at an https \`jwks_uri\` (one of the two). A document with only
+  \`token_endpoint_auth_methods_supported\` (MCP SEP-3149) gets \`private_key_jwt\` when it lists it and publishes
+  keys, else \`none\`. A \`client_secret*\` method or a \`client_secret\` member makes it invalid: a published document
+  cannot keep a secret. \`grant_types\`, if present, includes \`authorization_code\`
   (\`refresh_token\` for refresh tokens; others are ignored) and \`response_types\`, if present, \`code\`; \`scope\`
   is the default scope of requests without one; other members are ignored.
 
@@ -335,12 +349,36 @@ describes it (OAuth Client ID Metadata Documents; the authorization server metad
 }
 \`\`\`
 
+A client with a key pair publishes its public keys and signs a client assertion (RFC 7523) for every request to
+the token, revocation and introspection endpoints, instead of a secret:
+
+\`\`\`json
+{
+  "client_id": "https://app.example.com/oauth/client-metadata.json",
+  "client_name": "Example Agent",
+  "redirect_uris": ["https://app.example.com/oauth/callback"],
+  "grant_types": ["authorization_code", "refresh_token"],
+  "response_types": ["code"],
+  "token_endpoint_auth_method": "private_key_jwt",
+  "jwks_uri": "https://app.example.com/oauth/jwks.json"
+}
+\`\`\`
+
+It sends \`client_assertion_type=urn:ietf:params:oauth:client-assertion-type:jwt-bearer\` and \`client_assertion\`, a
+JWT signed with its private key (an asymmetric algorithm of \`token_endpoint_auth_signing_alg_values_supported\`;
+\`kid\` in the header) whose \`iss\` and \`sub\` are the \`client_id\`, \`aud\` is the issuer \`${issuer}\` (or the token
+endpoint URL), \`exp\` at most 5 minutes away, and \`jti\` new for every request (a \`jti\` is accepted once). Such a client always sends an
+assertion: \`client_id\` alone is \`401 invalid_client\`. Publish a new key before signing with it: keys at
+\`jwks_uri\` are fetched again when an assertion names an unknown \`kid\`.
+
 The authorization request's \`redirect_uri\` must be one of the document's (https exactly; loopback exactly except the
-port). The document is cached for its HTTP freshness lifetime, between 60 seconds and 24 hours by default; a failed
-fetch or an invalid document is never cached, and ends the request with a clear reason (an error page at the
-authorization endpoint, \`401 invalid_client\` at the token and revocation endpoints). Everything else (PKCE,
-refresh, revocation) is as for a registered public client. Services that cannot publish a document get a registered
-integration from the platform's support.
+port). A public client (\`none\`) on a loopback redirect URI is asked for consent every time: any program on the
+user's computer could present its \`client_id\`. The document is cached for its HTTP freshness lifetime, between 60
+seconds and 24 hours by default; a failed fetch or an invalid document is never cached, and ends the request with a
+clear reason (an error page at the authorization endpoint, \`401 invalid_client\` at the token and revocation
+endpoints). A host's documents and key sets are fetched at most 30 times a minute (by default), then \`429\` with \`Retry-After\`.
+Everything else (PKCE, refresh, revocation) is as for a registered client. Services that cannot publish a document
+get a registered integration from the platform's support.
 
 ## Connected apps
 
