@@ -126,7 +126,7 @@ describe('discovery', () => {
       request_uri_parameter_supported: false,
     });
     // The 38 of the catalogue, then offline_access (OpenID Connect Core §11).
-    expect(metadata.scopes_supported).toHaveLength(39);
+    expect(metadata.scopes_supported).toHaveLength(43);
     expect(metadata.scopes_supported?.at(-1)).toBe('offline_access');
     expect(JSON.stringify(metadata)).not.toContain('agent_auth');
 

@@ -20,7 +20,7 @@ describe('protected resource metadata (RFC 9728)', () => {
       bearer_methods_supported: ['header'],
       resource_documentation: `${baseUrl()}/auth.md`,
     });
-    expect(metadata.scopes_supported).toHaveLength(38);
+    expect(metadata.scopes_supported).toHaveLength(42);
   });
 });
 

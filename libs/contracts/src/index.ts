@@ -1,6 +1,7 @@
 export * from './registration';
 export * from './tokens';
 export * from './events';
+export * from './platform-events';
 export * from './metadata';
 export * from './oauth-paths';
 export * from './client-id';

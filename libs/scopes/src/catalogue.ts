@@ -50,6 +50,7 @@ export const SCOPES = {
   'members:read': { group: 'people', description: 'See the school’s team members and their roles' },
   'members:write': { group: 'people', description: 'Invite, edit and remove team members', includes: 'members:read' },
   'orders:read': { group: 'commerce', description: 'See orders and payments' },
+  'orders:write': { group: 'commerce', description: 'Record orders, their payments and refunds', includes: 'orders:read' },
   'coupons:read': { group: 'commerce', description: 'See coupons' },
   'coupons:write': { group: 'commerce', description: 'Create, edit and delete coupons', includes: 'coupons:read' },
   'membership_plans:read': { group: 'commerce', description: 'See membership plans' },
@@ -61,6 +62,9 @@ export const SCOPES = {
   'school:write': { group: 'school', description: 'Change the school’s profile and settings', includes: 'school:read' },
   'appearance:read': { group: 'school', description: 'See the school’s theme and branding' },
   'appearance:write': { group: 'school', description: 'Change the school’s theme and branding', includes: 'appearance:read' },
+  'audit_log:read': { group: 'school', description: 'See the school’s security events: sign-ins, consents, tokens and revocations (owners only)' },
+  'webhooks:read': { group: 'school', description: 'See the school’s webhook subscriptions and their deliveries (owners only)' },
+  'webhooks:write': { group: 'school', description: 'Create, change and delete webhook subscriptions and redeliver events (owners only)', includes: 'webhooks:read' },
   'account:read': { group: 'account', description: 'See your account in this school' },
   'account:write': { group: 'account', description: 'Change your account in this school', includes: 'account:read' },
 } as const satisfies Record<string, ScopeDefinition>;

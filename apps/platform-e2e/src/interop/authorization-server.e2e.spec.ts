@@ -215,7 +215,7 @@ describe('standards details real clients enforce', () => {
     expect(as['request_uri_parameter_supported']).toBe(false);
     expect(as.scopes_supported).toContain('offline_access');
     const oauthMetadata = (await (await fetch(`${baseUrl()}/.well-known/oauth-authorization-server`)).json()) as { scopes_supported: string[] };
-    expect(oauthMetadata.scopes_supported).toHaveLength(39);
+    expect(oauthMetadata.scopes_supported).toHaveLength(43);
     expect(oauthMetadata.scopes_supported.at(-1)).toBe('offline_access');
     // offline_access is the authorization server's: no protected resource lists it.
     for (const path of ['/.well-known/oauth-protected-resource', '/.well-known/oauth-protected-resource/mcp']) {

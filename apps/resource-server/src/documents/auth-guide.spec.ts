@@ -63,7 +63,7 @@ describe('the authentication guide (/auth.md)', () => {
 
   it('has one row per scope of the catalogue, with its description and group', () => {
     const rows = renderScopeTable(SCOPES).split('\n').slice(2);
-    expect(rows).toHaveLength(38);
+    expect(rows).toHaveLength(42);
     expect(rows.map((row) => row.split(' | ')[0].replace('| ', ''))).toEqual(ALL_SCOPES.map((scope) => `\`${scope}\``));
     expect(rows).toContain('| `courses:write` | Create, edit and delete courses | Courses and content |');
     expect(rows).toContain('| `openid` | Sign you in and know who you are | Your identity |');

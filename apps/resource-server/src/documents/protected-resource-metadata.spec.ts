@@ -14,9 +14,9 @@ describe('protected resource metadata (RFC 9728)', () => {
     });
   });
 
-  it('lists the 38 scopes in catalogue order', () => {
+  it('lists the 42 scopes in catalogue order', () => {
     const metadata = buildProtectedResourceMetadata(TEST_OPTIONS);
-    expect(metadata.scopes_supported).toHaveLength(38);
+    expect(metadata.scopes_supported).toHaveLength(42);
     expect(metadata.scopes_supported.slice(0, 4)).toEqual(['openid', 'profile', 'email', 'courses:read']);
   });
 
