@@ -106,8 +106,9 @@ export class FormAgent {
 
 /**
  * Authorization codes through the HTML flow, with one signed-in agent: the first code signs in
- * (one argon2 verification; the session and CSRF cookies are then stable), every further code
- * costs the consent page and its submission, `concurrency` at a time. All share one PKCE pair.
+ * (one argon2 verification; the session and CSRF cookies are then stable) and approves the consent
+ * page; every further code is the redirect of the remembered consent, `concurrency` at a time. All
+ * share one PKCE pair.
  */
 export async function prepareCodes({ agent, clientId, challenge, count, concurrency = 16, scope = BENCH_SCOPE }) {
   const authorizeUrl = () => {
@@ -126,7 +127,8 @@ export async function prepareCodes({ agent, clientId, challenge, count, concurre
   const oneCode = async () => {
     let page = await agent.open(authorizeUrl());
     if (page.body.includes('name="password"')) page = await agent.submit(page, DEMO_ACCOUNT);
-    const callback = await agent.submit(page, {}, 'approve');
+    // A consent given before for the same scopes is remembered: the answer is then the redirect to the client.
+    const callback = page.location ? page : await agent.submit(page, {}, 'approve');
     const code = callback.location && new URL(callback.location).searchParams.get('code');
     if (!code) throw new Error(`no code after consent: ${callback.status} ${callback.body.slice(0, 300)}`);
     return code;
