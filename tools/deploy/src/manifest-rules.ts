@@ -27,6 +27,7 @@ export type ManifestRule =
   | 'gateway-without-secrets'
   | 'signing-keys-auth-only'
   | 'peer-urls'
+  | 'headless-upstreams'
   | 'probes'
   | 'resources'
   | 'non-root'
@@ -61,9 +62,10 @@ export interface CheckOptions {
 
 /**
  * Variables that carry a secret (or a URL with a password in it): only ever from a Secret, key
- * by key. TOKEN is not among the words: ACCESS_TOKEN_TTL_SECONDS and friends are settings.
+ * by key. TOKEN is not among the words: ACCESS_TOKEN_TTL_SECONDS and friends are settings; nor
+ * KEY inside a name (OIDC_SIGNING_KEY_ACTIVATION_SECONDS), only at its end.
  */
-const SECRET_VARIABLE = /((^|_)(SECRET|PASSWORD|PASSWD|PRIVATE|CREDENTIALS?|KEYS?)(_|$)|DATABASE_URL$|^REDIS_URL$)/;
+const SECRET_VARIABLE = /((^|_)(SECRET|PASSWORD|PASSWD|PRIVATE|CREDENTIALS?)(_|$)|(^|_)KEYS?$|DATABASE_URL$|^REDIS_URL$)/;
 
 /**
  * What each Secret holds, in the shape the docs tell an operator to put there: the configuration
@@ -85,6 +87,15 @@ const PEER_URL_VARIABLES: Readonly<Record<string, PlatformImage>> = {
 };
 
 const GATEWAY_IMAGES: readonly PlatformImage[] = ['gateway', 'nginx-gateway'];
+
+/**
+ * How long the cluster DNS may go on giving a pod that has left a headless Service: the TTL of
+ * CoreDNS's kubernetes plugin by default (5 s). A cluster whose DNS keeps its answers longer
+ * (kubeadm writes `ttl 30`) needs a shorter TTL there or a longer preStop (README.md).
+ */
+const CLUSTER_DNS_TTL_SECONDS = 5;
+/** An EndpointSlice change reaching the cluster DNS and kube-proxy on every node: about a second, twice that here. */
+const ENDPOINT_PROPAGATION_SECONDS = 2;
 
 /** Who may reach each service's HTTP port from inside the namespace (X-Forwarded-For is believed from the pod CIDR). */
 const CALLERS: Readonly<Partial<Record<PlatformImage, readonly PlatformImage[]>>> = {
@@ -192,7 +203,29 @@ function checkConfiguration(context: Context, entry: PlatformContainer): void {
   if (problem) report('config-loads', ` would not start with this configuration: ${problem}`);
 }
 
-/** The peers' internal URLs (and nginx's upstreams) name the Services in front of those peers. */
+const isHeadless = (service: K8sObject) => service.spec?.['clusterIP'] === 'None';
+
+/**
+ * Which kind of Service a caller names. The Node gateway resolves its upstreams' names again
+ * every GATEWAY_DNS_REFRESH_MS and balances each request over every address: a headless Service
+ * (a ClusterIP would be one address, balanced per connection by kube-proxy). The services' fetch
+ * keeps its connections per origin and resolves no name again, and nginx resolves its upstreams
+ * once at start: a ClusterIP, whose kube-proxy sends each new connection to a ready pod (a
+ * headless name would pin them to the pods that answered first, or those of nginx's start).
+ */
+function checkUpstreamKind(context: Context, entry: PlatformContainer, what: string, service: K8sObject): void {
+  const { workload, container, definition } = entry;
+  const where = `container ${container.name} (${definition.image}): ${what}`;
+  const name = service.metadata.name;
+  if (definition.image === 'gateway' && !isHeadless(service)) {
+    context.report('headless-upstreams', workload.object, `${where} names Service ${name}, one virtual IP: the gateway balances each request over the addresses a name resolves to, so name a headless Service (clusterIP: None) in front of the same pods`);
+  } else if (definition.image !== 'gateway' && isHeadless(service)) {
+    const why = definition.image === 'nginx-gateway' ? 'nginx resolves it once, at start, and would keep the pods of that moment' : `${definition.image} keeps its connections per origin and never resolves the name again`;
+    context.report('headless-upstreams', workload.object, `${where} names the headless Service ${name}: ${why}; name the ClusterIP Service (kube-proxy sends each new connection to a ready pod)`);
+  }
+}
+
+/** The peers' internal URLs (and nginx's upstreams) name the Services in front of those peers, of the kind each caller needs. */
 function checkPeerUrls(context: Context, entry: PlatformContainer): void {
   const { workload, container, definition, env } = entry;
   const where = `container ${container.name} (${definition.image})`;
@@ -206,15 +239,17 @@ function checkPeerUrls(context: Context, entry: PlatformContainer): void {
     }
     const url = URL.canParse(value) ? new URL(value) : undefined;
     const port = url ? Number(url.port || (url.protocol === 'https:' ? 443 : 80)) : NaN;
-    if (!url || !serviceAt(context, url.hostname, port, servicesOf(context, peer))) {
-      context.report('peer-urls', workload.object, `${where}: ${variable}=${value} names no Service in front of ${peer} on that port`);
-    }
+    const service = url && serviceAt(context, url.hostname, port, servicesOf(context, peer));
+    if (!service) context.report('peer-urls', workload.object, `${where}: ${variable}=${value} names no Service in front of ${peer} on that port`);
+    else checkUpstreamKind(context, entry, `${variable}=${value}`, service);
   }
   if (definition.image !== 'nginx-gateway') return;
   for (const volume of workload.pod.volumes ?? []) {
     for (const conf of Object.values(configMapOf(context, volumeConfigMap(volume))?.data ?? {})) {
       for (const [, host, port] of conf.matchAll(/^\s*server ([A-Za-z0-9.-]+):(\d+)/gm)) {
-        if (!serviceAt(context, host as string, Number(port))) context.report('peer-urls', workload.object, `${where}: nginx's upstream ${host}:${port} names no Service of the render`);
+        const service = serviceAt(context, host as string, Number(port));
+        if (!service) context.report('peer-urls', workload.object, `${where}: nginx's upstream ${host}:${port} names no Service of the render`);
+        else checkUpstreamKind(context, entry, `nginx's upstream ${host}:${port}`, service);
       }
     }
   }
@@ -312,9 +347,35 @@ function checkSecrets(context: Context): void {
   }
 }
 
+/**
+ * The workloads the Node gateway reaches through a headless Service, with the longest time its
+ * view of their addresses may lag: the cluster DNS's answer lifetime, the gateway's refresh
+ * (GATEWAY_DNS_REFRESH_MS) and the endpoints' propagation, in seconds.
+ */
+function gatewayViewLag(context: Context): Map<Workload, number> {
+  const lag = new Map<Workload, number>();
+  for (const entry of context.entries.filter((candidate) => candidate.definition.upstreamRefreshMs)) {
+    const refreshMs = (entry.definition.upstreamRefreshMs as (env: Record<string, string>) => number)(startingEnv(entry));
+    const seconds = CLUSTER_DNS_TTL_SECONDS + Math.ceil(refreshMs / 1000) + ENDPOINT_PROPAGATION_SECONDS;
+    for (const [variable, peer] of Object.entries(PEER_URL_VARIABLES)) {
+      const source = entry.env.variables.get(variable);
+      const value = source && literalValue(source);
+      if (!value || !URL.canParse(value)) continue;
+      const url = new URL(value);
+      const service = serviceAt(context, url.hostname, Number(url.port || (url.protocol === 'https:' ? 443 : 80)), servicesOf(context, peer));
+      if (!service || !isHeadless(service)) continue;
+      for (const workload of context.deployments.filter((candidate) => selects(mapSelector(service.spec?.['selector']), candidate.labels))) {
+        lag.set(workload, Math.max(lag.get(workload) ?? 0, seconds));
+      }
+    }
+  }
+  return lag;
+}
+
 /** Replicas, a rollout that keeps capacity, a graceful stop, spread over nodes, one disruption budget each. */
 function checkRollout(context: Context): void {
   const budgets = context.objects.filter((object) => object.kind === 'PodDisruptionBudget');
+  const viewLag = gatewayViewLag(context);
   for (const deployment of context.deployments) {
     const object = deployment.object;
     const replicas = object.spec?.['replicas'];
@@ -333,10 +394,24 @@ function checkRollout(context: Context): void {
       const pause = preStop.sleep?.seconds ?? 0;
       const grace = deployment.pod.terminationGracePeriodSeconds ?? 30;
       const entry = context.entries.find((candidate) => candidate.container === container);
-      const deadline = entry?.definition.shutdownTimeoutMs;
-      const shutdown = entry && deadline ? Math.ceil(deadline(startingEnv(entry)) / 1000) : 0;
-      if (grace < pause + shutdown + 1) {
-        context.report('graceful-stop', object, `container ${container.name}: terminationGracePeriodSeconds ${grace} must cover the preStop pause (${pause} s), the shutdown deadline (${shutdown} s) and a second more`);
+      const env = entry && startingEnv(entry);
+      // After SIGTERM: the drain (serving on, not ready), then closing within the deadline.
+      const drain = env && entry.definition.shutdownDrainMs ? entry.definition.shutdownDrainMs(env) / 1000 : 0;
+      const deadline = env && entry.definition.shutdownTimeoutMs ? entry.definition.shutdownTimeoutMs(env) / 1000 : 0;
+      if (grace < pause + Math.ceil(drain + deadline) + 1) {
+        context.report(
+          'graceful-stop',
+          object,
+          `container ${container.name}: terminationGracePeriodSeconds ${grace} must cover the preStop pause (${pause} s), SHUTDOWN_DRAIN_MS (${drain} s), SHUTDOWN_TIMEOUT_MS (${deadline} s) and a second more`,
+        );
+      }
+      const lag = viewLag.get(deployment);
+      if (entry && lag !== undefined && pause < lag) {
+        context.report(
+          'graceful-stop',
+          object,
+          `container ${container.name}: the preStop pause (${pause} s) must outlast the gateway's view of a leaving pod through the headless Service: the cluster DNS's ${CLUSTER_DNS_TTL_SECONDS} s, GATEWAY_DNS_REFRESH_MS and ${ENDPOINT_PROPAGATION_SECONDS} s of propagation, ${lag} s`,
+        );
       }
     }
     const spread = (deployment.pod.topologySpreadConstraints ?? []).some((constraint) => constraint.topologyKey === 'kubernetes.io/hostname' && selects(constraint.labelSelector, deployment.labels));

@@ -103,6 +103,37 @@ describeRendered('deploy/kubernetes', () => {
     expect(describePeers('gateway', 'Egress', 5432)).toEqual([]);
   });
 
+  it('puts a headless Service and a ClusterIP one in front of each service: the gateway names the headless ones, the services and nginx the ClusterIPs', () => {
+    const services = (name: string) => rendered(name).filter((object) => object.kind === 'Service').map((service) => [service.metadata.name, service.spec?.['clusterIP'] ?? 'virtual IP']);
+    expect(services('overlays/production')).toEqual([
+      ['auth-server', 'virtual IP'],
+      ['auth-server-headless', 'None'],
+      ['gateway', 'virtual IP'],
+      ['resource-server', 'virtual IP'],
+      ['resource-server-headless', 'None'],
+    ]);
+    const urls = (name: string, image: string) => {
+      const workload = deploymentOf(rendered(name), image) ?? fail(`no ${image}`);
+      const variables = containerEnv(workload.pod.containers[0] as Container, rendered(name)).variables;
+      return ['AUTH_SERVER_URL', 'RESOURCE_SERVER_URL'].flatMap((variable) => {
+        const source = variables.get(variable);
+        return source?.kind === 'configMap' ? [`${variable}=${source.value}`] : [];
+      });
+    };
+    expect(urls('overlays/production', 'gateway')).toEqual(['AUTH_SERVER_URL=http://auth-server-headless:3001', 'RESOURCE_SERVER_URL=http://resource-server-headless:3002']);
+    expect(urls('overlays/production', 'auth-server')).toEqual(['RESOURCE_SERVER_URL=http://resource-server:3002']);
+    expect(urls('overlays/production', 'resource-server')).toEqual(['AUTH_SERVER_URL=http://auth-server:3001']);
+    expect([...renderNginxVariant().matchAll(/^\s*server ([A-Za-z0-9.-]+:\d+)/gm)].map((match) => match[1])).toEqual(['auth-server:3001', 'resource-server:3002']);
+  });
+
+  it('names in its README only variables some image reads', () => {
+    const readme = readFileSync(join(MANIFESTS, 'README.md'), 'utf8');
+    const read = new Set(Object.values(platform.images).flatMap((image) => [...image.variables]));
+    const named = [...new Set([...readme.matchAll(/`([A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+)(?:=[^`]*)?`/g)].map((match) => match[1] as string))];
+    expect(named.length).toBeGreaterThan(10);
+    expect(named.filter((name) => !read.has(name))).toEqual([]);
+  });
+
   it('renders each migration with the same release as its overlay', () => {
     const images = (name: string) => new Set(rendered(name).flatMap((object) => workloadsOf([object])).flatMap((workload) => workload.pod.containers.map((container) => /:([^/:]+)$/.exec(container.image)?.[1])));
     expect(images('overlays/production/migrate')).toEqual(images('overlays/production'));
@@ -232,6 +263,40 @@ describeRendered('deploy/kubernetes', () => {
         name: 'a rollout that may drop capacity',
         rules: ['rolling-capacity'],
         change: (objects) => void (specOf(objects, 'Deployment', 'gateway')['strategy'].rollingUpdate = { maxUnavailable: 1, maxSurge: 0 }),
+      },
+      {
+        name: 'the gateway calling a ClusterIP (one address: kube-proxy would balance its connections, not its requests)',
+        rules: ['headless-upstreams'],
+        change: (objects) => void ((named(objects, 'ConfigMap', 'gateway-config').data as Record<string, string>)['AUTH_SERVER_URL'] = 'http://auth-server:3001'),
+      },
+      {
+        name: 'the resource server calling the headless Service (its fetch pool would keep the first pod it reached)',
+        rules: ['headless-upstreams'],
+        change: (objects) => void ((named(objects, 'ConfigMap', 'resource-server-config').data as Record<string, string>)['AUTH_SERVER_URL'] = 'http://auth-server-headless.course-platform.svc.cluster.local:3001'),
+      },
+      {
+        name: "nginx's upstream on a headless name (resolved once: the pods of its start)",
+        rules: ['headless-upstreams'],
+        render: 'overlays/production-nginx',
+        change: (objects) => {
+          const data = named(objects, 'ConfigMap', 'nginx-gateway-config').data as Record<string, string>;
+          data['nginx.conf'] = (data['nginx.conf'] as string).replace('server resource-server:3002', 'server resource-server-headless:3002');
+        },
+      },
+      {
+        name: 'a drain that eats the grace period',
+        rules: ['graceful-stop'],
+        change: (objects) => void ((named(objects, 'ConfigMap', 'platform-config').data as Record<string, string>)['SHUTDOWN_DRAIN_MS'] = '15000'),
+      },
+      {
+        name: "a preStop shorter than the gateway's view of a leaving pod",
+        rules: ['graceful-stop'],
+        change: (objects) => void (containerOf(objects, 'resource-server').lifecycle = { preStop: { sleep: { seconds: 5 } } }),
+      },
+      {
+        name: 'a gateway that looks at DNS again less often than the preStop covers',
+        rules: ['graceful-stop'],
+        change: (objects) => void ((named(objects, 'ConfigMap', 'gateway-config').data as Record<string, string>)['GATEWAY_DNS_REFRESH_MS'] = '10000'),
       },
       {
         name: 'a grace period shorter than the shutdown',

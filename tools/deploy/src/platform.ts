@@ -56,6 +56,10 @@ export interface ImageDefinition {
   metricsPath?: string;
   /** A Node process whose SIGTERM deadline is SHUTDOWN_TIMEOUT_MS: the deadline in an environment. */
   shutdownTimeoutMs?(env: Record<string, string>): number;
+  /** How long it serves on after SIGTERM before closing (SHUTDOWN_DRAIN_MS), in an environment. */
+  shutdownDrainMs?(env: Record<string, string>): number;
+  /** The gateway: how often it resolves its upstreams' names again (GATEWAY_DNS_REFRESH_MS), in an environment. */
+  upstreamRefreshMs?(env: Record<string, string>): number;
 }
 
 const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
@@ -137,6 +141,8 @@ export function loadPlatformDefinitions(): PlatformDefinitions {
   const pricingFile: Extra = { name: pricing.PRICING_FILE_ENV, valueProblem: (value) => (value ? undefined : 'expected a file path') };
 
   const shutdownTimeoutMs = (env: Record<string, string>) => observability.operationsEnv.SHUTDOWN_TIMEOUT_MS.parse(env['SHUTDOWN_TIMEOUT_MS']);
+  const shutdownDrainMs = (env: Record<string, string>) => observability.operationsEnv.SHUTDOWN_DRAIN_MS.parse(env['SHUTDOWN_DRAIN_MS']);
+  const upstreamRefreshMs = (env: Record<string, string>) => gateway.EnvSchema.shape.GATEWAY_DNS_REFRESH_MS.parse(env['GATEWAY_DNS_REFRESH_MS']);
 
   const nodeService = (
     image: 'auth-server' | 'resource-server' | 'gateway',
@@ -159,6 +165,8 @@ export function loadPlatformDefinitions(): PlatformDefinitions {
       probes: image === 'gateway' ? { liveness: GATEWAY_PATHS.liveness, readiness: GATEWAY_PATHS.readiness } : { liveness: observability.OPERATIONAL_PATHS.liveness, readiness: observability.OPERATIONAL_PATHS.readiness },
       ...(metrics ? { metricsPath: observability.OPERATIONAL_PATHS.metrics } : {}),
       shutdownTimeoutMs,
+      shutdownDrainMs,
+      ...(image === 'gateway' ? { upstreamRefreshMs } : {}),
     };
   };
 
