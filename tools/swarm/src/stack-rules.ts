@@ -41,6 +41,10 @@ export interface AppDefinition {
   liveness: string;
   /** SHUTDOWN_TIMEOUT_MS in an environment. */
   shutdownTimeoutMs(env: Record<string, string>): number;
+  /** SHUTDOWN_DRAIN_MS in an environment (serving on after SIGTERM, before the deadline counts). */
+  shutdownDrainMs(env: Record<string, string>): number;
+  /** The gateway: GATEWAY_DNS_REFRESH_MS in an environment (how often it resolves the services' names again). */
+  upstreamRefreshMs?(env: Record<string, string>): number;
 }
 
 export interface StackCheckInput {
@@ -62,8 +66,15 @@ export const APPS: readonly AppName[] = ['auth-server', 'resource-server', 'gate
 const DATA_SERVICES = ['postgres', 'redis'] as const;
 /** What the platform runs of each service on swarm. */
 export const APP_REPLICAS = 2;
-/** swarm removes a stopping task from DNS, then waits this long before SIGTERM (moby's gossip delay). */
+/**
+ * swarm removes a stopping task from DNS, then waits this long before SIGTERM (moby's gossip
+ * delay, outside stop_grace_period, which counts from SIGTERM).
+ */
 const SWARM_STOP_DELAY_MS = 2_000;
+/** stop_grace_period beyond SHUTDOWN_DRAIN_MS + SHUTDOWN_TIMEOUT_MS: the process gives up and says why before SIGKILL. */
+const STOP_MARGIN_MS = 2_000;
+/** A DNS change reaching every gateway's next lookup (swarm's embedded DNS, nothing cached in the containers), with room. */
+const DNS_PROPAGATION_MS = 1_000;
 /** Environment variable names whose values are secrets (as compose's rules have them). */
 const SECRET_NAME = /(SECRET|PASSWORD|PASSWD|TOKEN|PRIVATE|CREDENTIAL|(^|_)KEYS?$)/i;
 /** A whole value that is one required reference: `${VAR:?message}` or `${VAR?message}`. */
@@ -163,6 +174,14 @@ export function checkStack(input: StackCheckInput): StackViolation[] {
     add('networks', 'networks.edge: an attachable overlay network, not internal (a host-mode port needs the node\'s gateway bridge)');
   }
 
+  const gatewayService = services['gateway'];
+  let gatewayRefreshMs: number | undefined;
+  try {
+    gatewayRefreshMs = gatewayService && input.apps.gateway.upstreamRefreshMs?.({ ...input.apps.gateway.imageEnv, ...environmentOf(gatewayService) });
+  } catch {
+    gatewayRefreshMs = undefined;
+  }
+
   for (const app of APPS) {
     const service = services[app];
     const writtenService = writtenServices[app];
@@ -195,9 +214,19 @@ export function checkStack(input: StackCheckInput): StackViolation[] {
       shutdown = undefined;
     }
     // The drain (SHUTDOWN_DRAIN_MS, serving on after SIGTERM) comes before the shutdown's deadline.
-    const drain = Number(startEnv['SHUTDOWN_DRAIN_MS'] ?? 0);
-    if (grace === undefined || shutdown === undefined || !Number.isFinite(drain) || grace < drain + shutdown + SWARM_STOP_DELAY_MS) {
-      add('graceful-stop', `${app}: stop_grace_period (${String(service['stop_grace_period'] ?? '10s')}) covers SHUTDOWN_DRAIN_MS (${drain} ms), SHUTDOWN_TIMEOUT_MS (${shutdown ?? 'unreadable'} ms) and a margin`);
+    let drain: number | undefined;
+    try {
+      drain = definition.shutdownDrainMs(startEnv);
+    } catch {
+      drain = undefined;
+    }
+    if (grace === undefined || shutdown === undefined || drain === undefined || grace < drain + shutdown + STOP_MARGIN_MS) {
+      add('graceful-stop', `${app}: stop_grace_period (${String(service['stop_grace_period'] ?? '10s')}) covers SHUTDOWN_DRAIN_MS (${drain ?? 'unreadable'} ms), SHUTDOWN_TIMEOUT_MS (${shutdown ?? 'unreadable'} ms) and ${STOP_MARGIN_MS} ms more`);
+    }
+    // The gateways drop a stopping task at their next look at DNS: it must still be listening then.
+    const refresh = gatewayRefreshMs;
+    if (app !== 'gateway' && refresh !== undefined && drain !== undefined && SWARM_STOP_DELAY_MS + drain < refresh + DNS_PROPAGATION_MS) {
+      add('graceful-stop', `${app}: swarm's ${SWARM_STOP_DELAY_MS} ms before SIGTERM and SHUTDOWN_DRAIN_MS (${drain} ms) outlast the gateway's GATEWAY_DNS_REFRESH_MS (${refresh} ms) and ${DNS_PROPAGATION_MS} ms more: it would stop listening while a gateway still sends to it`);
     }
 
     for (const variable of Object.keys(environment)) {
@@ -220,8 +249,9 @@ export function checkStack(input: StackCheckInput): StackViolation[] {
       } catch {
         url = undefined;
       }
-      if (!url || !peer.scheme.test(url.protocol) || url.hostname !== peer.service || Number(url.port) !== peer.port) {
-        add('peer-urls', `${app}: ${variable} names the ${peer.service} service on port ${peer.port} (found ${environment[variable]})`);
+      // dnsrr: the service's name and tasks.<service> both resolve to every task's address.
+      if (!url || !peer.scheme.test(url.protocol) || (url.hostname !== peer.service && url.hostname !== `tasks.${peer.service}`) || Number(url.port) !== peer.port) {
+        add('peer-urls', `${app}: ${variable} names the ${peer.service} service (or tasks.${peer.service}) on port ${peer.port} (found ${environment[variable]})`);
       }
     }
     if (app !== 'gateway' && !environment['REDIS_URL']) add('shared-redis', `${app}: REDIS_URL (replicas hear each other's revocations and share every limit through it)`);

@@ -24,6 +24,8 @@ const apps = Object.fromEntries(
       port: image.port.fallback,
       liveness: image.probes?.liveness ?? '',
       shutdownTimeoutMs: (env) => (image.shutdownTimeoutMs as (env: Record<string, string>) => number)(env),
+      shutdownDrainMs: (env) => (image.shutdownDrainMs as (env: Record<string, string>) => number)(env),
+      ...(image.upstreamRefreshMs ? { upstreamRefreshMs: image.upstreamRefreshMs } : {}),
     };
     return [app, definition];
   }),
@@ -117,6 +119,8 @@ const NEGATIVE_CASES: [string, StackRule[], Mutation][] = [
   ['a reservation above the limit', ['resources'], (s) => (deploy(s, 'auth-server')['resources'] = { limits: { memory: '768M' }, reservations: { memory: '1G' } })],
   ['a grace period shorter than the shutdown', ['graceful-stop'], (s) => (service(s, 'resource-server')['stop_grace_period'] = '5s')],
   ['a drain that eats the grace period', ['graceful-stop'], (s) => (env(s, 'gateway')['SHUTDOWN_DRAIN_MS'] = '10000')],
+  ['a drain the schema refuses', ['config-loads', 'graceful-stop'], (s) => (env(s, 'auth-server')['SHUTDOWN_DRAIN_MS'] = 'three seconds')],
+  ["a gateway that looks at DNS again after the services have stopped listening", ['graceful-stop'], (s) => (env(s, 'gateway')['GATEWAY_DNS_REFRESH_MS'] = '10000')],
   ['a literal introspection secret', ['secrets-by-reference'], (s) => (env(s, 'resource-server')['INTROSPECTION_CLIENT_SECRET'] = 'a'.repeat(40))],
   ['a secret with a default', ['secrets-by-reference'], (s) => (env(s, 'auth-server')['OIDC_SIGNING_KEYS'] = '${OIDC_SIGNING_KEYS:-[]}')],
   ['a literal database password', ['secrets-by-reference'], (s) => (env(s, 'auth-server')['DATABASE_URL'] = 'postgresql://platform:hunter2@postgres:5432/platform_auth')],
