@@ -87,11 +87,23 @@ const trustProxySchema = unsetWhenEmpty(
  * gateway with a message that names it.
  */
 export const EnvSchema = z.object({
+  /** The address the gateway listens on (`0.0.0.0`: every interface). */
   HOST: unsetWhenEmpty(hostEnv),
+  /** The public origin's port: the one port clients reach. */
   PORT: portEnv(3000),
+  /** The authorization server's internal origin (no path), where its routes are forwarded. */
   AUTH_SERVER_URL: upstreamOrigin('http://127.0.0.1:3001'),
+  /** The resource server's internal origin (no path), where its routes and every other path are forwarded. */
   RESOURCE_SERVER_URL: upstreamOrigin('http://127.0.0.1:3002'),
+  /**
+   * Who may tell the client's address in X-Forwarded-For: `false` (the peer is the client), `true` (one proxy in
+   * front), or the proxies' IPs, CIDR ranges or proxy-addr keywords, comma-separated.
+   */
   GATEWAY_TRUST_PROXY: trustProxySchema,
+  /**
+   * The public origin: absolute-form request targets naming it are this origin's; https adds
+   * Strict-Transport-Security. Unset: no origin of its own.
+   */
   PUBLIC_BASE_URL: publicOriginSchema,
   /** The resource server's upload limit (same variable, bounds and default as the resource server). */
   UPLOAD_MAX_BYTES: unsetWhenEmpty(uploadMaxBytesEnv),

@@ -6,7 +6,9 @@ import { z } from 'zod';
  * variables, so both validate them by these rules.
  */
 export const introspectionClientEnv = {
+  /** The client_id the resource server authenticates with at the introspection endpoint. */
   INTROSPECTION_CLIENT_ID: z.string().min(1).default('resource-server'),
+  /** Its secret: both services are given the same value. */
   INTROSPECTION_CLIENT_SECRET: z.string().min(16),
 };
 

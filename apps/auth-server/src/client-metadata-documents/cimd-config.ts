@@ -43,14 +43,32 @@ const hostList = z
 
 export const EnvSchema = z.object({
   NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
+  /**
+   * Accept https URLs as client_id (Client ID Metadata Documents); also sets the metadata's
+   * client_id_metadata_document_supported.
+   */
   CIMD_ENABLED: booleanFlag.default(true),
+  /**
+   * Hosts (`claude.ai`), `host:port` or `*.example.com` (subdomains only) whose documents are accepted,
+   * comma-separated; empty: any public host.
+   */
   CIMD_ALLOWED_HOSTS: hostList,
+  /** Hosts whose documents are refused, in the same syntax; wins over CIMD_ALLOWED_HOSTS. */
   CIMD_DENIED_HOSTS: hostList,
+  /** Deadline of a whole document fetch (connect, TLS, headers, body). */
   CIMD_FETCH_TIMEOUT_MS: z.coerce.number().int().min(100).max(30_000).default(3_000),
+  /** The shortest a document is cached: for its HTTP freshness lifetime, within these two bounds. */
   CIMD_CACHE_MIN_SECONDS: z.coerce.number().int().min(0).max(86_400).default(60),
+  /** The longest a document is cached. */
   CIMD_CACHE_MAX_SECONDS: z.coerce.number().int().min(1).max(7 * 86_400).default(86_400),
+  /**
+   * Fetches per host a minute (documents and jwks_uri key sets, every instance together); past it 429 with
+   * Retry-After.
+   */
   CIMD_FETCHES_PER_HOST_PER_MINUTE: z.coerce.number().int().min(1).max(100_000).default(30),
+  /** TESTS ONLY: lets documents come from loopback and private addresses. Refused when NODE_ENV=production. */
   CIMD_ALLOW_SPECIAL_USE_HOSTS: booleanFlag.default(false),
+  /** TESTS ONLY: a PEM file of certificates trusted besides the system roots. Refused when NODE_ENV=production. */
   CIMD_EXTRA_CA_FILE: z.string().min(1).optional(),
 });
 

@@ -18,13 +18,25 @@ const booleanFlag = z
   .transform((value) => value === 'true' || value === '1');
 
 export const EnvSchema = z.object({
+  /**
+   * `production` holds the start to production's rules: an https issuer, Redis, a configured signing key, no
+   * demo data.
+   */
   NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
+  /** The address the server listens on (`0.0.0.0`: every interface). */
   HOST: hostEnv,
+  /** The authorization server's own port, where the gateway forwards its routes; 0 picks a free one. */
   AUTH_PORT: portEnv(3001),
   /** The public origin clients see (the gateway); the issuer identifier. */
   PUBLIC_BASE_URL: z.url({ protocol: /^https?$/ }).default('http://127.0.0.1:3000'),
+  /** PostgreSQL holding the authorization server's tables (the `auth` schema's migrations). */
   DATABASE_URL: z.url({ protocol: /^postgres(ql)?$/ }),
+  /** Connections of the PostgreSQL pool (1 in the embedded mode: PGlite serves one session). */
   DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(100).default(10),
+  /**
+   * Redis shared by every replica of both services: revocation events, rate limits, login backoff.
+   * Unset: in-process.
+   */
   REDIS_URL: z.url({ protocol: /^rediss?$/ }).optional(),
   /** JSON array of private RSA JWKs (RS256, each with a kid); the first one signs. */
   OIDC_SIGNING_KEYS: z.string().min(1).optional(),
@@ -43,9 +55,16 @@ export const EnvSchema = z.object({
   DEFAULT_SCHOOL_ID: z.string().min(1).max(100).default('demo-school'),
   /** The resource server's credentials for RFC 7662 introspection. */
   ...introspectionClientEnv,
+  /** Lifetime of access tokens and ID tokens. */
   ACCESS_TOKEN_TTL_SECONDS: durationSeconds(3600),
+  /**
+   * Lifetime of a refresh token (each rotation issues one with the whole lifetime); also how long a consent is
+   * remembered unused.
+   */
   REFRESH_TOKEN_TTL_SECONDS: durationSeconds(30 * 24 * 3600),
+  /** Lifetime of an authorization code. */
   AUTHORIZATION_CODE_TTL_SECONDS: durationSeconds(60),
+  /** Lifetime of a sign-in session (its cookie). */
   SESSION_TTL_SECONDS: durationSeconds(12 * 3600),
   /**
    * After a refresh token rotates, the one it replaced still gets a token pair for this long

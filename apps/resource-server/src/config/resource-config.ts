@@ -19,8 +19,11 @@ const seconds = (fallback: number) => z.coerce.number().int().positive().default
 const count = (fallback: number) => z.coerce.number().int().min(1).max(1_000_000_000).default(fallback);
 
 export const EnvSchema = z.object({
+  /** `production` holds the start to production's rules: Redis, a long introspection secret, no demo data. */
   NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
+  /** The address the server listens on (`0.0.0.0`: every interface). */
   HOST: hostEnv,
+  /** The resource server's own port, where the gateway forwards its routes; 0 picks a free one. */
   RESOURCE_PORT: portEnv(3002),
   /**
    * Peers whose X-Forwarded-For is believed (Fastify's trustProxy), as in the auth server:
@@ -29,13 +32,21 @@ export const EnvSchema = z.object({
   TRUSTED_PROXIES: trustedProxiesSchema,
   /** The public origin clients see (the gateway); without its trailing slash, the canonical resource URI. */
   PUBLIC_BASE_URL: z.url({ protocol: /^https?$/ }).default('http://127.0.0.1:3000'),
+  /** PostgreSQL holding the resource server's tables (the `resource` schema's migrations). */
   DATABASE_URL: z.url({ protocol: /^postgres(ql)?$/ }),
+  /** Connections of the PostgreSQL pool (1 in the embedded mode: PGlite serves one session). */
   DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(100).default(10),
+  /**
+   * Redis shared by every replica of both services: revocation events, the introspection cache, rate limits.
+   * Unset: in-process.
+   */
   REDIS_URL: z.url({ protocol: /^rediss?$/ }).optional(),
   /** Internal base URL of the authorization server, for introspection. */
   AUTH_SERVER_URL: z.url({ protocol: /^https?$/ }).default('http://127.0.0.1:3001'),
   ...introspectionClientEnv,
+  /** The longest an active introspection answer is cached (never past the token's expiry). */
   INTROSPECTION_CACHE_TTL_SECONDS: seconds(300),
+  /** How long an inactive answer is cached, so that a flood of bad tokens costs little. */
   INTROSPECTION_INACTIVE_TTL_SECONDS: seconds(10),
   /** The school anonymous callers see unless they pass `?school=<id>`. */
   DEFAULT_SCHOOL_ID: z.string().min(1).max(100).default('demo-school'),
@@ -45,6 +56,7 @@ export const EnvSchema = z.object({
    * protection); clients that send no Origin (every non-browser one) are not concerned.
    */
   MCP_ALLOWED_ORIGINS: mcpAllowedOriginsEnv,
+  /** The largest file the storage API takes (the gateway reads the same variable). */
   UPLOAD_MAX_BYTES: uploadMaxBytesEnv,
   /** Set by the launcher when it runs the embedded PostgreSQL. */
   EMBEDDED_MODE: booleanFlag.default(false),
