@@ -205,6 +205,15 @@ function checkConfiguration(context: Context, entry: PlatformContainer): void {
 
 const isHeadless = (service: K8sObject) => service.spec?.['clusterIP'] === 'None';
 
+/** A duration variable as the process reads it; undefined when it refuses it (env-values and config-loads say so). */
+function readMs(read: ((env: Record<string, string>) => number) | undefined, env: Record<string, string>): number | undefined {
+  try {
+    return read?.(env);
+  } catch {
+    return undefined;
+  }
+}
+
 /**
  * Which kind of Service a caller names. The Node gateway resolves its upstreams' names again
  * every GATEWAY_DNS_REFRESH_MS and balances each request over every address: a headless Service
@@ -355,7 +364,8 @@ function checkSecrets(context: Context): void {
 function gatewayViewLag(context: Context): Map<Workload, number> {
   const lag = new Map<Workload, number>();
   for (const entry of context.entries.filter((candidate) => candidate.definition.upstreamRefreshMs)) {
-    const refreshMs = (entry.definition.upstreamRefreshMs as (env: Record<string, string>) => number)(startingEnv(entry));
+    const refreshMs = readMs(entry.definition.upstreamRefreshMs, startingEnv(entry));
+    if (refreshMs === undefined) continue;
     const seconds = CLUSTER_DNS_TTL_SECONDS + Math.ceil(refreshMs / 1000) + ENDPOINT_PROPAGATION_SECONDS;
     for (const [variable, peer] of Object.entries(PEER_URL_VARIABLES)) {
       const source = entry.env.variables.get(variable);
@@ -396,8 +406,8 @@ function checkRollout(context: Context): void {
       const entry = context.entries.find((candidate) => candidate.container === container);
       const env = entry && startingEnv(entry);
       // After SIGTERM: the drain (serving on, not ready), then closing within the deadline.
-      const drain = env && entry.definition.shutdownDrainMs ? entry.definition.shutdownDrainMs(env) / 1000 : 0;
-      const deadline = env && entry.definition.shutdownTimeoutMs ? entry.definition.shutdownTimeoutMs(env) / 1000 : 0;
+      const drain = ((env && readMs(entry.definition.shutdownDrainMs, env)) ?? 0) / 1000;
+      const deadline = ((env && readMs(entry.definition.shutdownTimeoutMs, env)) ?? 0) / 1000;
       if (grace < pause + Math.ceil(drain + deadline) + 1) {
         context.report(
           'graceful-stop',

@@ -284,6 +284,11 @@ describeRendered('deploy/kubernetes', () => {
         },
       },
       {
+        name: 'a drain its schema refuses (reported, not a crash of the checker)',
+        rules: ['config-loads', 'env-values'],
+        change: (objects) => void ((named(objects, 'ConfigMap', 'platform-config').data as Record<string, string>)['SHUTDOWN_DRAIN_MS'] = 'five seconds'),
+      },
+      {
         name: 'a drain that eats the grace period',
         rules: ['graceful-stop'],
         change: (objects) => void ((named(objects, 'ConfigMap', 'platform-config').data as Record<string, string>)['SHUTDOWN_DRAIN_MS'] = '15000'),
