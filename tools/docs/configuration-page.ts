@@ -154,13 +154,13 @@ const fileLink = (path: string) => `[${code(basename(path))}](../${path})`;
 
 function serviceSection(definition: ServiceDefinition): string {
   const schemas = definition.schemas.map((source) => fileLink(source.file)).join(', ');
-  const extras = definition.extras.map((extra) => `${code(extra.name)} in ${fileLink(extra.readIn ?? '')}`).join(', ');
+  const extras = definition.extras.map((extra) => `${code(extra.name)} (${fileLink(extra.readIn ?? '')})`).join(', ');
   const image = imageEnv(definition.dockerfile).map(code).join(', ');
   return [
     `## ${definition.heading}`,
     definition.intro,
-    `Read by ${schemas} (${code(definition.loader.exportName)}), and beside them ${extras}. ` +
-      `Its image (${fileLink(definition.dockerfile)}) sets ${image}.`,
+    `${definition.schemas.length > 1 ? 'Its schemas' : 'Its schema'}: ${schemas}, loaded by ${code(definition.loader.exportName)}; read beside them: ${extras}. ` +
+      `Its image ([${code(definition.dockerfile)}](../${definition.dockerfile})) sets ${image}.`,
     table(serviceRows(definition)),
   ].join('\n\n');
 }
