@@ -1,7 +1,8 @@
 import ipaddr from 'ipaddr.js';
 
 /**
- * Whether an IP address must never be fetched from (draft-ietf-oauth-client-id-metadata-document,
+ * Whether an IP address must never be connected to by a request a caller chose the destination of
+ * (metadata documents, webhooks). For metadata documents (draft-ietf-oauth-client-id-metadata-document,
  * "Server-Side Request Forgery": the authorization server "SHOULD" refuse special-use
  * addresses; RFC 6890 lists them). ipaddr.js classifies every RFC 6890 / IANA special-purpose
  * block (loopback, private, link-local, CGNAT, multicast, unspecified, broadcast,

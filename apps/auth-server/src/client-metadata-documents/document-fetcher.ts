@@ -1,12 +1,8 @@
-import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import { request, type RequestOptions } from 'node:https';
-import { isIP, type LookupFunction, type Socket } from 'node:net';
-import { rootCertificates } from 'node:tls';
+import { checkPeerOnConnect, guardedRequestOptions, isSpecialUseLiteral, type Resolver, SpecialUseAddressError } from '@platform/outbound-http';
 import { MetadataDocumentError } from './errors';
-import { isSpecialUseAddress } from './special-use-address';
 
-/** dns.lookup's shape with `all: true`; tests pass a resolver that maps names without real DNS. */
-export type Resolver = (hostname: string, callback: (error: Error | null, addresses: LookupAddress[]) => void) => void;
+export type { Resolver } from '@platform/outbound-http';
 
 export interface FetchSettings {
   timeoutMs: number;
@@ -22,42 +18,6 @@ export interface FetchedDocument {
   headers: Record<string, string | string[] | undefined>;
 }
 
-const systemResolver: Resolver = (hostname, callback) =>
-  dnsLookup(hostname, { all: true, verbatim: true }, (error, addresses) => callback(error, addresses ?? []));
-
-/**
- * The connect-time check. Node calls the agent's `lookup` for every connection it opens and
- * connects to exactly the address it returns, so refusing special-use addresses HERE (not in
- * a separate, earlier DNS query) leaves no gap for DNS rebinding: the address checked is the
- * address connected to. Every address of the name must be acceptable.
- */
-function guardedLookup(settings: FetchSettings): LookupFunction {
-  const resolve = settings.resolver ?? systemResolver;
-  return (hostname, options, callback) => {
-    resolve(hostname, (error, addresses) => {
-      if (error) return callback(error, '', 0);
-      const refused = addresses.find((entry) => isSpecialUseAddress(entry.address));
-      if (addresses.length === 0 || (refused && !settings.allowSpecialUseAddresses)) {
-        return callback(new SpecialUseAddress(hostname, refused?.address), '', 0);
-      }
-      const family = options.family === 6 ? 6 : options.family === 4 ? 4 : undefined;
-      const usable = family ? addresses.filter((entry) => entry.family === family) : addresses;
-      if (usable.length === 0) return callback(Object.assign(new Error(`no IPv${family} address`), { code: 'ENOTFOUND' }), '', 0);
-      if (options.all) return (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, usable);
-      return callback(null, usable[0].address, usable[0].family);
-    });
-  };
-}
-
-class SpecialUseAddress extends Error {
-  constructor(
-    readonly hostname: string,
-    readonly address?: string,
-  ) {
-    super(`${hostname} resolves to a special-use address${address ? ` (${address})` : ''}`);
-  }
-}
-
 /**
  * Fetches a client ID metadata document (draft "Client Information Discovery"), or another
  * document a client publishes for this server (the JWK Set at its jwks_uri): one GET over
@@ -71,8 +31,7 @@ export function fetchMetadataDocument(url: URL, settings: FetchSettings, subject
     new MetadataDocumentError(problem, description, detail ?? `${problem}: ${url.href}`);
 
   // An IP literal is connected to without any lookup: check it here.
-  const literal = url.hostname.replace(/^\[|\]$/g, '');
-  if (isIP(literal) && isSpecialUseAddress(literal) && !settings.allowSpecialUseAddresses) {
+  if (isSpecialUseLiteral(url, settings)) {
     return Promise.reject(refuse('special-use-address', `the host of ${subject} is a special-use address`));
   }
 
@@ -90,10 +49,9 @@ export function fetchMetadataDocument(url: URL, settings: FetchSettings, subject
     const options: RequestOptions = {
       method: 'GET',
       headers: { accept: 'application/json', 'user-agent': 'course-platform-auth-server (client-id-metadata-document)' },
-      lookup: guardedLookup(settings),
-      // A fresh connection per fetch: the lookup above runs for each one.
-      agent: false,
-      ...(settings.extraCaCertificates ? { ca: [...rootCertificates, settings.extraCaCertificates] } : {}),
+      // The guarded lookup (special-use addresses refused on the address connected to) and a
+      // fresh connection per fetch, so that the lookup runs for each one (libs/outbound-http).
+      ...guardedRequestOptions(settings),
     };
     const req = request(url, options, (res) => {
       const status = res.statusCode ?? 0;
@@ -133,16 +91,11 @@ export function fetchMetadataDocument(url: URL, settings: FetchSettings, subject
       });
     });
     // Defense in depth: whatever socket was opened, its peer must be acceptable.
-    req.on('socket', (socket: Socket) => {
-      socket.once('connect', () => {
-        const peer = socket.remoteAddress;
-        if (!settings.allowSpecialUseAddresses && (!peer || isSpecialUseAddress(peer))) {
-          finish(refuse('special-use-address', `the host of ${subject} is a special-use address`, `connected to ${peer}`));
-        }
-      });
-    });
+    checkPeerOnConnect(req, settings, (peer) =>
+      finish(refuse('special-use-address', `the host of ${subject} is a special-use address`, `connected to ${peer}`)),
+    );
     req.on('error', (error: Error & { code?: string }) => {
-      if (error instanceof SpecialUseAddress) {
+      if (error instanceof SpecialUseAddressError) {
         return finish(refuse('special-use-address', `the host of ${subject} resolves to a special-use address`, error.message));
       }
       finish(refuse('unreachable', `${subject} could not be fetched`, `${error.code ?? ''} ${error.message}`));

@@ -10,7 +10,7 @@ export { ClientMetadataDocumentsModule } from './client-metadata-documents.modul
 export { MetadataDocumentError, MetadataDocumentFetchLimitError, type MetadataDocumentProblem } from './errors';
 export { HostFetchBudget } from './host-fetch-budget';
 export { KEY_REFETCH_COOLDOWN_MS, MAX_KEY_SET_BYTES, RemoteKeySets } from './remote-key-sets';
-export { isSpecialUseAddress } from './special-use-address';
+export { isSpecialUseAddress } from '@platform/outbound-http';
 export type { Resolver } from './document-fetcher';
 export { ClientDirectory, type ClientKind, type DirectoryClient, scopePolicyOf } from './client-directory';
 export { matchesClientRedirectUri, onlyLoopbackRedirects } from './redirect-uri-match';
