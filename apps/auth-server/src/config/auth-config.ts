@@ -74,7 +74,7 @@ export const EnvSchema = z.object({
   REFRESH_REUSE_GRACE_SECONDS: z.coerce.number().int().min(0).max(300).default(30),
   /** Set by the launcher when it runs the embedded PostgreSQL. */
   EMBEDDED_MODE: booleanFlag.default(false),
-  /** Seed the demo school and demo account (refused in production). */
+  /** Seed the demo school and demo account (refused in production). Unset: seeded in the embedded mode, outside production. */
   SEED_DEMO_DATA: booleanFlag.optional(),
   /** LOG_LEVEL, HEALTH_CHECK_TIMEOUT_MS, SHUTDOWN_TIMEOUT_MS. */
   ...operationsEnv,

@@ -60,7 +60,7 @@ export const EnvSchema = z.object({
   UPLOAD_MAX_BYTES: uploadMaxBytesEnv,
   /** Set by the launcher when it runs the embedded PostgreSQL. */
   EMBEDDED_MODE: booleanFlag.default(false),
-  /** Seed the demo schools (refused in production). */
+  /** Seed the demo schools (refused in production). Unset: seeded in the embedded mode, outside production. */
   SEED_DEMO_DATA: booleanFlag.optional(),
   /** false: no request rate limits on the API and /mcp (rate-limits/). */
   RATE_LIMITS_ENABLED: booleanFlag.default(true),
