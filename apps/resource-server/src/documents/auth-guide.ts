@@ -383,7 +383,8 @@ get a registered integration from the platform's support.
 ## Connected apps
 
 Users see every application connected to their account, with the scopes it holds, and disconnect any of them at
-[${at('/oauth/connected-apps')}](${at('/oauth/connected-apps')}): disconnecting ends its grants and all its tokens at once.
+[${at('/oauth/connected-apps')}](${at('/oauth/connected-apps')}): disconnecting ends its grants and all its tokens at once, and
+forgets what it was allowed (its next authorization shows the consent page again).
 
 ## Scopes
 
