@@ -21,6 +21,7 @@ import { MembershipPlansModule } from './membership-plans/membership-plans.modul
 import { ObservabilityModule } from './observability/observability.module';
 import { ResourceMetrics } from './observability/resource-metrics';
 import { OrdersModule } from './orders/orders.module';
+import { OutboxModule } from './outbox/outbox.module';
 import { PagesModule } from './pages/pages.module';
 import { PostsModule } from './posts/posts.module';
 import { SchoolModule } from './school/school.module';
@@ -102,6 +103,7 @@ export class AppModule {
           metrics,
         }),
         DatabaseModule,
+        OutboxModule,
         HealthModule,
         TenancyModule,
         SeedModule,

@@ -6,6 +6,7 @@ import { z } from 'zod';
 import { RESOURCE_PATHS } from '../documents/documents-options';
 import { mcpAllowedOriginsEnv } from '../mcp/mcp-origins';
 import { resolvePricingFile } from '../documents/pricing';
+import { type EventsConfig, eventsConfig, eventsEnv } from './events-config';
 
 /**
  * Every variable the resource server reads, validated once at start. A missing or malformed
@@ -83,6 +84,8 @@ export const EnvSchema = z.object({
   RATE_LIMIT_ANONYMOUS_WINDOW_SECONDS: seconds(60),
   /** LOG_LEVEL, HEALTH_CHECK_TIMEOUT_MS, SHUTDOWN_TIMEOUT_MS. */
   ...operationsEnv,
+  /** AUDIT_EVENTS_RETENTION_DAYS, WEBHOOK_*, EVENTS_CLEANUP_INTERVAL_SECONDS (config/events-config.ts). */
+  ...eventsEnv,
 });
 
 export interface ResourceConfig {
@@ -118,6 +121,8 @@ export interface ResourceConfig {
   operations: OperationsConfig;
   /** Request rate limits (rate-limits/resource-limits.ts): RATE_LIMITS_ENABLED and RATE_LIMIT_*. */
   rateLimits: { enabled: boolean; writesPerUser: Limit; anonymousPerIp: Limit };
+  /** The audit log and the webhooks: AUDIT_EVENTS_*, WEBHOOK_*, EVENTS_* (config/events-config.ts). */
+  events: EventsConfig;
 }
 
 export class ConfigError extends Error {}
@@ -139,6 +144,12 @@ export function loadResourceConfig(env: NodeJS.ProcessEnv = process.env): Resour
     if (!e.REDIS_URL) throw new ConfigError('REDIS_URL: production needs Redis, shared by every replica of both services (revocation events, introspection cache, rate limits)');
     const secretProblem = productionIntrospectionSecretProblem(e.INTROSPECTION_CLIENT_SECRET);
     if (secretProblem) throw new ConfigError(secretProblem);
+  }
+  let events: EventsConfig;
+  try {
+    events = eventsConfig(e, e.NODE_ENV === 'production');
+  } catch (error) {
+    throw new ConfigError(`Invalid configuration of the resource-server:\n  ${(error as Error).message}`);
   }
   const authServerUrl = withoutTrailingSlashes(e.AUTH_SERVER_URL);
   return {
@@ -170,6 +181,7 @@ export function loadResourceConfig(env: NodeJS.ProcessEnv = process.env): Resour
       writesPerUser: { max: e.RATE_LIMIT_WRITES_PER_USER, windowSeconds: e.RATE_LIMIT_WRITES_WINDOW_SECONDS },
       anonymousPerIp: { max: e.RATE_LIMIT_ANONYMOUS_PER_IP, windowSeconds: e.RATE_LIMIT_ANONYMOUS_WINDOW_SECONDS },
     },
+    events,
   };
 }
 

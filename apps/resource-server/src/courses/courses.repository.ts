@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { type IdPage } from '../common/pagination';
 import { PrismaService } from '../database/prisma.service';
+import type { Db } from '../outbox/event-outbox';
 import type { Course, Prisma } from '../generated/prisma/client';
 import type { CourseDto } from './courses.dto';
 
@@ -67,12 +68,12 @@ export class CoursesRepository {
     return school.currency;
   }
 
-  insertCourse(schoolId: string, data: Omit<Prisma.CourseUncheckedCreateInput, 'schoolId'>): Promise<Course> {
-    return this.prisma.course.create({ data: { ...data, schoolId } });
+  insertCourse(schoolId: string, data: Omit<Prisma.CourseUncheckedCreateInput, 'schoolId'>, db: Db = this.prisma): Promise<Course> {
+    return db.course.create({ data: { ...data, schoolId } });
   }
 
-  updateCourse(schoolId: string, id: string, data: Prisma.CourseUncheckedUpdateInput): Promise<Course> {
-    return this.prisma.course.update({ where: { schoolId_id: { schoolId, id } }, data });
+  updateCourse(schoolId: string, id: string, data: Prisma.CourseUncheckedUpdateInput, db: Db = this.prisma): Promise<Course> {
+    return db.course.update({ where: { schoolId_id: { schoolId, id } }, data });
   }
 
   async deleteCourse(schoolId: string, id: string): Promise<void> {

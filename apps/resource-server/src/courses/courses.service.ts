@@ -6,6 +6,8 @@ import { iso, isoOrNull, publication, slugify } from '../common/fields';
 import { byId, idPage, type Page, toPage } from '../common/pagination';
 import type { Course } from '../generated/prisma/client';
 import { isStaff, type SchoolQueryDto } from '../tenancy/viewer';
+import { type BusinessChange } from '../outbox/business-event';
+import { EventOutbox } from '../outbox/event-outbox';
 import { ViewerService } from '../tenancy/viewer.service';
 import type { CourseDto, CreateCourseDto, ListCoursesQueryDto, UpdateCourseDto } from './courses.dto';
 import { CoursesRepository } from './courses.repository';
@@ -30,6 +32,11 @@ export function toCourseView(course: Course): CourseDto {
 
 const asIs = (course: CourseDto): CourseDto => course;
 
+/** `course.published` when a change publishes a course that was not (created published, or a draft published). */
+function publishedNow(course: Course): BusinessChange[] {
+  return course.published ? [{ type: 'course.published', subject: { type: 'course', id: course.id }, data: toCourseView(course) }] : [];
+}
+
 const SLUG_TAKEN = 'A course with this slug already exists in the school';
 
 @Injectable()
@@ -37,6 +44,7 @@ export class CoursesService {
   constructor(
     private readonly viewers: ViewerService,
     private readonly courses: CoursesRepository,
+    private readonly outbox: EventOutbox,
   ) {}
 
   /** Anonymous callers see the published courses; tokens see every course of their school. */
@@ -68,7 +76,12 @@ export class CoursesService {
       priceCents: input.price_cents,
       currency: input.currency ?? (await this.courses.findSchoolCurrency(schoolId)),
     };
-    const course = await write(() => this.courses.insertCourse(schoolId, data), { notFound: 'school', conflict: SLUG_TAKEN });
+    // Only a change that may publish pays for the transaction with its event.
+    const insert = () =>
+      input.published
+        ? this.outbox.write(schoolId, principal, (tx) => this.courses.insertCourse(schoolId, data, tx), publishedNow)
+        : this.courses.insertCourse(schoolId, data);
+    const course = await write(insert, { notFound: 'school', conflict: SLUG_TAKEN });
     return toCourseView(course);
   }
 
@@ -77,7 +90,12 @@ export class CoursesService {
     const current = await this.courses.findCourse(schoolId, id, false);
     if (!current) throw notFound('course');
     if (input.lecturer_id) await this.checkLecturer(schoolId, input.lecturer_id);
-    const course = await write(() => this.courses.updateCourse(schoolId, id, this.toData(input, current.publishedAt)), {
+    const data = this.toData(input, current.publishedAt);
+    const update = () =>
+      input.published && !current.published
+        ? this.outbox.write(schoolId, principal, (tx) => this.courses.updateCourse(schoolId, id, data, tx), publishedNow)
+        : this.courses.updateCourse(schoolId, id, data);
+    const course = await write(update, {
       notFound: 'course',
       conflict: SLUG_TAKEN,
     });

@@ -1,10 +1,10 @@
-import { Controller, Get, Param, Query } from '@nestjs/common';
-import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { Body, Controller, Get, Param, Patch, Post, Query } from '@nestjs/common';
+import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { type AuthPrincipal, Principal, RequireScopes } from '@platform/bearer-auth';
-import { ApiInvalidRequest, ApiNotFound, ApiPageOf } from '../common/api-docs';
+import { ApiConflict, ApiInvalidRequest, ApiNotFound, ApiPageOf } from '../common/api-docs';
 import { API_PREFIX } from '../common/fields';
-import { query } from '../common/validation';
-import { ListOrdersQuery, ListOrdersQueryDto, OrderDto } from './orders.dto';
+import { body, query } from '../common/validation';
+import { CreateOrder, CreateOrderDto, ListOrdersQuery, ListOrdersQueryDto, OrderDto, UpdateOrderStatus, UpdateOrderStatusDto } from './orders.dto';
 import { OrdersService } from './orders.service';
 import { PrivateItem, PrivateList } from '../tenancy/anonymous-view';
 
@@ -21,6 +21,33 @@ export class OrdersController {
   @ApiInvalidRequest()
   list(@Principal() principal: AuthPrincipal, @Query(query(ListOrdersQuery)) q: ListOrdersQueryDto) {
     return this.orders.list(principal, q);
+  }
+
+  @Post()
+  @RequireScopes('orders:write')
+  @ApiOperation({
+    summary: 'Record an order',
+    description: 'A sale made elsewhere (a checkout, a payment processor), priced from the school’s catalogue. Reports `order.created` (and `order.paid` when recorded paid) to the webhooks.',
+  })
+  @ApiCreatedResponse({ type: OrderDto })
+  @ApiInvalidRequest()
+  @ApiConflict('an order with this number already exists in the school')
+  create(@Principal() principal: AuthPrincipal, @Body(body(CreateOrder)) input: CreateOrderDto) {
+    return this.orders.create(principal, input);
+  }
+
+  @Patch(':orderId')
+  @RequireScopes('orders:write')
+  @ApiOperation({
+    summary: 'Change an order’s status',
+    description: 'pending → paid or failed; paid → refunded. Reports `order.paid` or `order.refunded` to the webhooks.',
+  })
+  @ApiOkResponse({ type: OrderDto })
+  @ApiInvalidRequest()
+  @ApiNotFound('order')
+  @ApiConflict('the order’s current status does not allow the change')
+  updateStatus(@Principal() principal: AuthPrincipal, @Param('orderId') id: string, @Body(body(UpdateOrderStatus)) input: UpdateOrderStatusDto) {
+    return this.orders.updateStatus(principal, id, input);
   }
 
   @Get(':orderId')

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { flagFilter } from '../common/fields';
 import { afterId, type IdPage } from '../common/pagination';
 import { PrismaService } from '../database/prisma.service';
+import type { Db } from '../outbox/event-outbox';
 import type { Post, Prisma } from '../generated/prisma/client';
 
 export interface PostFilter {
@@ -31,12 +32,12 @@ export class PostsRepository {
     return this.prisma.post.findFirst({ where: { schoolId, id, ...(publishedOnly ? { published: true } : {}) } });
   }
 
-  insertPost(schoolId: string, data: Omit<Prisma.PostUncheckedCreateInput, 'schoolId'>): Promise<Post> {
-    return this.prisma.post.create({ data: { ...data, schoolId } });
+  insertPost(schoolId: string, data: Omit<Prisma.PostUncheckedCreateInput, 'schoolId'>, db: Db = this.prisma): Promise<Post> {
+    return db.post.create({ data: { ...data, schoolId } });
   }
 
-  updatePost(schoolId: string, id: string, data: Prisma.PostUncheckedUpdateInput): Promise<Post> {
-    return this.prisma.post.update({ where: { schoolId_id: { schoolId, id } }, data });
+  updatePost(schoolId: string, id: string, data: Prisma.PostUncheckedUpdateInput, db: Db = this.prisma): Promise<Post> {
+    return db.post.update({ where: { schoolId_id: { schoolId, id } }, data });
   }
 
   async deletePost(schoolId: string, id: string): Promise<void> {

@@ -5,6 +5,8 @@ import { iso, isoOrNull, publication, slugify } from '../common/fields';
 import { byId, idPage, type Page, toPage } from '../common/pagination';
 import type { Post } from '../generated/prisma/client';
 import { isStaff, type SchoolQueryDto } from '../tenancy/viewer';
+import { type BusinessChange } from '../outbox/business-event';
+import { EventOutbox } from '../outbox/event-outbox';
 import { ViewerService } from '../tenancy/viewer.service';
 import type { CreatePostDto, ListPostsQueryDto, PostDto, UpdatePostDto } from './posts.dto';
 import { PostsRepository } from './posts.repository';
@@ -38,12 +40,18 @@ function toData(input: UpdatePostDto, publishedAt: Date | null) {
 
 const SLUG_TAKEN = 'A post with this slug already exists in the school';
 
+/** `post.published` when a change publishes a post that was not (created published, or a draft published). */
+function publishedNow(post: Post): BusinessChange[] {
+  return post.published ? [{ type: 'post.published', subject: { type: 'post', id: post.id }, data: toPostView(post) }] : [];
+}
+
 /** Anonymous callers see published posts; tokens see drafts too. */
 @Injectable()
 export class PostsService {
   constructor(
     private readonly viewers: ViewerService,
     private readonly posts: PostsRepository,
+    private readonly outbox: EventOutbox,
   ) {}
 
   async list(principal: AuthPrincipal, query: ListPostsQueryDto): Promise<Page<PostDto>> {
@@ -67,14 +75,24 @@ export class PostsService {
   async create(principal: AuthPrincipal, input: CreatePostDto): Promise<PostDto> {
     const { schoolId } = await this.viewers.staff(principal);
     const data = { ...toData(input, null), title: input.title, authorName: input.author_name, slug: input.slug ?? slugify(input.title) };
-    return toPostView(await write(() => this.posts.insertPost(schoolId, data), { notFound: 'school', conflict: SLUG_TAKEN }));
+    // Only a change that may publish pays for the transaction with its event.
+    const insert = () =>
+      input.published
+        ? this.outbox.write(schoolId, principal, (tx) => this.posts.insertPost(schoolId, data, tx), publishedNow)
+        : this.posts.insertPost(schoolId, data);
+    return toPostView(await write(insert, { notFound: 'school', conflict: SLUG_TAKEN }));
   }
 
   async update(principal: AuthPrincipal, id: string, input: UpdatePostDto): Promise<PostDto> {
     const { schoolId } = await this.viewers.staff(principal);
     const current = await this.posts.findPost(schoolId, id, false);
     if (!current) throw notFound('post');
-    const post = await write(() => this.posts.updatePost(schoolId, id, toData(input, current.publishedAt)), {
+    const data = toData(input, current.publishedAt);
+    const update = () =>
+      input.published && !current.published
+        ? this.outbox.write(schoolId, principal, (tx) => this.posts.updatePost(schoolId, id, data, tx), publishedNow)
+        : this.posts.updatePost(schoolId, id, data);
+    const post = await write(update, {
       notFound: 'post',
       conflict: SLUG_TAKEN,
     });

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { afterId, type IdPage } from '../common/pagination';
 import { PrismaService } from '../database/prisma.service';
+import type { Db } from '../outbox/event-outbox';
 import type { Enrollment, Prisma, Student } from '../generated/prisma/client';
 
 export type StudentRow = Student & { _count: { enrollments: number } };
@@ -31,8 +32,8 @@ export class StudentsRepository {
     return this.prisma.student.findUnique({ where: { schoolId_id: { schoolId, id } }, include: WITH_COUNT });
   }
 
-  insertStudent(schoolId: string, data: { name: string; email: string }): Promise<StudentRow> {
-    return this.prisma.student.create({ data: { ...data, schoolId }, include: WITH_COUNT });
+  insertStudent(schoolId: string, data: { name: string; email: string }, db: Db = this.prisma): Promise<StudentRow> {
+    return db.student.create({ data: { ...data, schoolId }, include: WITH_COUNT });
   }
 
   updateStudent(schoolId: string, id: string, data: Prisma.StudentUncheckedUpdateInput): Promise<StudentRow> {
@@ -57,8 +58,12 @@ export class StudentsRepository {
   }
 
   /** The composite foreign keys refuse a course or student of another school (P2003). */
-  insertEnrollment(schoolId: string, data: { studentId: string; courseId: string; progressPercent?: number; completedAt?: Date | null }) {
-    return this.prisma.enrollment.create({ data: { ...data, schoolId }, include: WITH_COURSE });
+  insertEnrollment(
+    schoolId: string,
+    data: { studentId: string; courseId: string; progressPercent?: number; completedAt?: Date | null },
+    db: Db = this.prisma,
+  ): Promise<EnrollmentRow> {
+    return db.enrollment.create({ data: { ...data, schoolId }, include: WITH_COURSE });
   }
 
   updateEnrollment(schoolId: string, id: string, data: Prisma.EnrollmentUncheckedUpdateInput): Promise<EnrollmentRow> {

@@ -4,6 +4,7 @@ import { InvalidRequestError } from '@platform/oauth-errors';
 import { notFound, write } from '../common/errors';
 import { iso, isoOrNull } from '../common/fields';
 import { byId, idPage, type Page, toPage } from '../common/pagination';
+import { EventOutbox } from '../outbox/event-outbox';
 import { ViewerService } from '../tenancy/viewer.service';
 import type {
   CreateEnrollmentDto,
@@ -54,6 +55,7 @@ export class StudentsService {
   constructor(
     private readonly viewers: ViewerService,
     private readonly students: StudentsRepository,
+    private readonly outbox: EventOutbox,
   ) {}
 
   async list(principal: AuthPrincipal, query: ListStudentsQueryDto): Promise<Page<StudentDto>> {
@@ -70,7 +72,16 @@ export class StudentsService {
 
   async create(principal: AuthPrincipal, input: CreateStudentDto): Promise<StudentDto> {
     const { schoolId } = await this.viewers.staff(principal);
-    const student = await write(() => this.students.insertStudent(schoolId, input), { notFound: 'school', conflict: EMAIL_TAKEN });
+    const student = await write(
+      () =>
+        this.outbox.write(
+          schoolId,
+          principal,
+          (tx) => this.students.insertStudent(schoolId, input, tx),
+          (row) => [{ type: 'student.created', subject: { type: 'student', id: row.id }, data: toStudentView(row) }],
+        ),
+      { notFound: 'school', conflict: EMAIL_TAKEN },
+    );
     return toStudentView(student);
   }
 
@@ -106,12 +117,17 @@ export class StudentsService {
     await this.requireStudent(schoolId, studentId);
     const enrollment = await write(
       () =>
-        this.students.insertEnrollment(schoolId, {
-          studentId,
-          courseId: input.course_id,
-          progressPercent: input.progress_percent,
-          ...completion(input.progress_percent),
-        }),
+        this.outbox.write(
+          schoolId,
+          principal,
+          (tx) =>
+            this.students.insertEnrollment(
+              schoolId,
+              { studentId, courseId: input.course_id, progressPercent: input.progress_percent, ...completion(input.progress_percent) },
+              tx,
+            ),
+          (row) => [{ type: 'enrollment.created', subject: { type: 'enrollment', id: row.id }, data: toEnrollmentView(row) }],
+        ),
       {
         notFound: 'student',
         conflict: 'The student is already enrolled in this course',
