@@ -6,6 +6,7 @@ import { RESOURCE_CONFIG, type ResourceConfig } from './config/resource-config';
 import { AccountModule } from './account/account.module';
 import { AnalyticsModule } from './analytics/analytics.module';
 import { AppearanceModule } from './appearance/appearance.module';
+import { AuditLogModule, SecurityEventsIngestModule } from './audit-log/audit-log.module';
 import { CommentsModule } from './comments/comments.module';
 import { CouponsModule } from './coupons/coupons.module';
 import { CoursesModule } from './courses/courses.module';
@@ -30,6 +31,7 @@ import { StorageModule } from './storage/storage.module';
 import { StudentsModule } from './students/students.module';
 import { SubscriptionsModule } from './subscriptions/subscriptions.module';
 import { TenancyModule } from './tenancy/tenancy.module';
+import { WebhooksModule } from './webhooks/webhooks.module';
 import { SCOPES } from '@platform/scopes';
 import { DocumentsModule } from './documents';
 import { McpModule, mcpScopes } from './mcp';
@@ -73,6 +75,8 @@ export const API_MODULES = [
   FormsModule,
   AnalyticsModule,
   StorageModule,
+  AuditLogModule,
+  WebhooksModule,
 ];
 
 /** Where the logs go and how much of them; LOG_LEVEL to stdout unless the caller says otherwise. */
@@ -108,6 +112,7 @@ export class AppModule {
         TenancyModule,
         SeedModule,
         ...API_MODULES,
+        SecurityEventsIngestModule,
         // The origin's documents; the issuer is the same origin as the API.
         DocumentsModule.register({
           publicBaseUrl: config.resource,

@@ -129,3 +129,12 @@ export const securityEventBatchSchema = z
       }
     });
   });
+
+/**
+ * The ingest's Authorization header: HTTP Basic (RFC 7617) with the introspection client's
+ * credentials, each form-urlencoded first as RFC 6749 §2.3.1 has clients do.
+ */
+export function ingestAuthorization(clientId: string, clientSecret: string): string {
+  const encode = (value: string) => encodeURIComponent(value).replace(/%20/g, '+');
+  return `Basic ${Buffer.from(`${encode(clientId)}:${encode(clientSecret)}`, 'utf8').toString('base64')}`;
+}

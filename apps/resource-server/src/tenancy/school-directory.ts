@@ -19,4 +19,10 @@ export class SchoolDirectory {
     this.known.set(schoolId, found, { ttl: found ? 60_000 : 5_000 });
     return found;
   }
+
+  /** Whether the user is one of the school's owners (members with the role `owner`). */
+  async isOwner(schoolId: string, userId: string): Promise<boolean> {
+    const member = await this.prisma.member.findUnique({ where: { schoolId_userId: { schoolId, userId } }, select: { role: true } });
+    return member?.role === 'owner';
+  }
 }

@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { type AuthPrincipal, isTokenPrincipal } from '@platform/bearer-auth';
-import { InvalidTokenError } from '@platform/oauth-errors';
+import { AccessDeniedError, InvalidTokenError } from '@platform/oauth-errors';
 import { RESOURCE_CONFIG, type ResourceConfig } from '../config/resource-config';
 import { notFound } from '../common/errors';
 import { SchoolDirectory } from './school-directory';
@@ -33,5 +33,18 @@ export class ViewerService {
     if (!isTokenPrincipal(principal)) throw new InvalidTokenError('An access token is required');
     if (!(await this.schools.exists(principal.schoolId))) throw notFound('school');
     return { audience: 'staff', schoolId: principal.schoolId, userId: principal.userId, clientId: principal.clientId };
+  }
+
+  /**
+   * The viewer of a route for the school's owners only (its security events, its webhooks): the
+   * token's user must be an owner among the school's members, whatever its scopes. Asked on
+   * every call, never cached: a demoted owner loses access at once.
+   */
+  async owner(principal: AuthPrincipal, what: string): Promise<StaffViewer> {
+    const viewer = await this.staff(principal);
+    if (!(await this.schools.isOwner(viewer.schoolId, viewer.userId))) {
+      throw new AccessDeniedError(`Only the school’s owners may ${what}`);
+    }
+    return viewer;
   }
 }
