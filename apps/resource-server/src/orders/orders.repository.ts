@@ -54,16 +54,15 @@ export class OrdersRepository {
     return (await this.prisma.student.count({ where: { schoolId, id } })) > 0;
   }
 
-  insertOrder(
+  async insertOrder(
     schoolId: string,
     order: Omit<Prisma.OrderUncheckedCreateInput, 'schoolId' | 'items'>,
     items: Omit<Prisma.OrderItemUncheckedCreateInput, 'schoolId' | 'orderId'>[],
     db: Db,
   ): Promise<OrderRow> {
-    return db.order.create({
-      data: { ...order, schoolId, items: { create: items.map((item) => ({ ...item, schoolId })) } },
-      include: WITH_ITEMS,
-    });
+    const created = await db.order.create({ data: { ...order, schoolId } });
+    await db.orderItem.createMany({ data: items.map((item) => ({ ...item, schoolId, orderId: created.id })) });
+    return db.order.findUniqueOrThrow({ where: { id: created.id }, include: WITH_ITEMS });
   }
 
   /** Moves an order from one of `from` to `to`; false when it was in none of them (or is not the school's). */

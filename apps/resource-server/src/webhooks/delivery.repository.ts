@@ -39,8 +39,8 @@ export class DeliveryRepository {
   constructor(private readonly prisma: PrismaService) {}
 
   /**
-   * Fans a batch of outbox events out to their school's subscriptions of their type (paused
-   * ones too: their deliveries wait) and removes them from the outbox, in one transaction: a
+   * Fans a batch of outbox events out to their school's subscriptions of their type that
+   * existed when the event happened (paused ones too: their deliveries wait) and removes them from the outbox, in one transaction: a
    * worker that dies here leaves the batch in the outbox, and the unique (subscription, event)
    * makes a second fan-out a no-op. The number of events taken.
    */
@@ -54,12 +54,17 @@ export class DeliveryRepository {
       const schools = [...new Set(events.map((event) => event.school_id))];
       const subscriptions = await tx.webhookSubscription.findMany({
         where: { schoolId: { in: schools } },
-        select: { id: true, schoolId: true, eventTypes: true },
+        select: { id: true, schoolId: true, eventTypes: true, createdAt: true },
       });
       const now = new Date();
-      const deliveries = events.flatMap((event) =>
-        subscriptions
-          .filter((subscription) => subscription.schoolId === event.school_id && subscription.eventTypes.includes(event.type))
+      const deliveries = events.flatMap((event) => {
+        // A subscription receives what happens from its creation on, not what waited in the outbox before it.
+        const occurredAt = new Date((JSON.parse(event.payload) as { occurred_at: string }).occurred_at);
+        return subscriptions
+          .filter(
+            (subscription) =>
+              subscription.schoolId === event.school_id && subscription.eventTypes.includes(event.type) && subscription.createdAt <= occurredAt,
+          )
           .map((subscription) => ({
             id: uuidv7(),
             schoolId: event.school_id,
@@ -69,8 +74,8 @@ export class DeliveryRepository {
             payload: event.payload,
             nextAttemptAt: now,
             createdAt: now,
-          })),
-      );
+          }));
+      });
       if (deliveries.length > 0) await tx.webhookDelivery.createMany({ data: deliveries, skipDuplicates: true });
       await tx.outboxEvent.deleteMany({ where: { id: { in: events.map((event) => event.id) } } });
       return events.length;
