@@ -290,6 +290,11 @@ describe('gateway', () => {
     it.each([
       ['GET', '/metrics'],
       ['POST', '/metrics'],
+      ['POST', '/internal/security-events'],
+      ['GET', '/internal'],
+      ['POST', '/internal/'],
+      ['POST', '/%69nternal/security-events'],
+      ['POST', '/internal/security-events?x=1'],
       ['GET', '/metrics?name[]=x'],
       ['GET', '/auth-server/metrics'],
       ['GET', '/resource-server/metrics'],
@@ -326,7 +331,7 @@ describe('gateway', () => {
     },
   );
 
-  it.each(['/api/v1/a.b/.c', '/files/.hidden', '/x/.well-known'])('forwards %s (dots, but no dot segment)', async (path) => {
+  it.each(['/api/v1/a.b/.c', '/files/.hidden', '/x/.well-known', '/internalx', '/api/v1/internal/x'])('forwards %s (no dot segment, not under /internal)', async (path) => {
     const { status, body } = await rawGet(path);
     expect(status).toBe(200);
     expect((JSON.parse(body) as Echo).url).toBe(path);

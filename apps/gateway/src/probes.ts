@@ -42,8 +42,8 @@ function getOnly(app: FastifyInstance, path: string, handler: (request: FastifyR
 
 /**
  * The gateway's own answers: its liveness and readiness, each service's probes relayed from
- * `/<service>/healthz|readyz`, and 404 for /metrics and anything else under the services'
- * probe prefixes (metrics and other internals stay on the services' own ports).
+ * `/<service>/healthz|readyz`, and 404 for /metrics, /internal and below, and anything else under
+ * the services' probe prefixes (metrics and other internals stay on the services' own ports).
  */
 export function registerProbes(app: FastifyInstance, upstreams: Record<ServiceName, string>): void {
   getOnly(app, GATEWAY_PATHS.liveness, async (_request, reply) =>
@@ -74,6 +74,8 @@ export function registerProbes(app: FastifyInstance, upstreams: Record<ServiceNa
   });
 
   app.all(GATEWAY_PATHS.metrics, notFound);
+  app.all(GATEWAY_PATHS.internal, notFound);
+  app.all(`${GATEWAY_PATHS.internal}/*`, notFound);
 
   for (const service of SERVICES) {
     for (const probe of SERVICE_PROBES) {

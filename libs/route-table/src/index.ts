@@ -61,6 +61,11 @@ export const GATEWAY_PATHS = {
   readiness: '/readyz',
   /** Always 404: metrics are scraped on each service's own port, never through the origin. */
   metrics: '/metrics',
+  /**
+   * Always 404, this path and everything below it: the services' internal routes (the security
+   * events the authorization server sends the resource server) are reached on their own ports only.
+   */
+  internal: '/internal',
 } as const;
 
 export const SERVICE_PROBES = ['/healthz', '/readyz'] as const;

@@ -80,6 +80,7 @@ function outcomeOf(location: Location | undefined, conf: string): Outcome | unde
 function gatewayOutcome(path: string): Outcome {
   if (path === GATEWAY_PATHS.liveness || path === GATEWAY_PATHS.readiness) return { kind: 'answer', status: 200 };
   if (path === GATEWAY_PATHS.metrics) return { kind: 'answer', status: 404 };
+  if (path === GATEWAY_PATHS.internal || path.startsWith(`${GATEWAY_PATHS.internal}/`)) return { kind: 'answer', status: 404 };
   const probe = serviceProbeFor(path);
   if (probe) return { kind: 'proxy', service: probe.service, uri: probe.path };
   if (SERVICES.some((service) => path === `/${service}` || path.startsWith(`/${service}/`))) return { kind: 'answer', status: 404 };
@@ -88,7 +89,7 @@ function gatewayOutcome(path: string): Outcome {
 
 /** Paths around every boundary the table draws. */
 function samplePaths(): string[] {
-  const paths = new Set(['/', '/x', '/api/v1/courses', '/api/v1/courses/42', '/mcp', UPLOAD_PATH, `${UPLOAD_PATH}/x`, '/.well-known/oauth-protected-resource']);
+  const paths = new Set(['/', '/x', '/api/v1/courses', '/api/v1/courses/42', '/mcp', UPLOAD_PATH, `${UPLOAD_PATH}/x`, '/.well-known/oauth-protected-resource', '/internal/security-events', '/api/v1/internal']);
   for (const route of ROUTES) for (const suffix of ['', '/', '/x', 'x', '/x/y']) paths.add(`${route.path}${suffix}`);
   for (const path of Object.values(GATEWAY_PATHS)) for (const suffix of ['', '/', 'x']) paths.add(`${path}${suffix}`);
   for (const service of SERVICES) {
@@ -412,6 +413,15 @@ async function startNginx(binary: string, options: NginxConfOptions): Promise<{ 
       expect(refusal(await raw(port, `${start} HTTP/1.1`, host))).toEqual({ status: 400, json: true, body: { error: 'invalid_request', error_description: expect.any(String) } });
     }
   });
+
+  it.each(['POST /internal/security-events', 'POST /%69nternal/security-events', 'GET /internal', 'POST /internal/'])(
+    '%s: 404 from nginx, never forwarded (the services\' internal routes)',
+    async (start) => {
+      const answer = await raw(ports.sameHost, `${start} HTTP/1.1`, 'platform.local');
+      expect(answer.status).toBe(404);
+      expect(answer.body).not.toContain('"service"');
+    },
+  );
 
   describe('with the public origin https://academy.example', () => {
     it.each([

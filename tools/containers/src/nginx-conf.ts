@@ -364,6 +364,10 @@ export function renderNginxConf(options: NginxConfOptions = COMPOSE_NGINX_OPTION
     '',
     '# Metrics are scraped on each service\'s own port, never through the origin.',
     `location = ${GATEWAY_PATHS.metrics} { ${GUARD.join(' ')} return 404; }`,
+    '',
+    '# The services\' internal routes (the security events sent to the resource server): their own ports only.',
+    `location = ${GATEWAY_PATHS.internal} { ${GUARD.join(' ')} return 404; }`,
+    `location ^~ ${GATEWAY_PATHS.internal}/ { ${GUARD.join(' ')} return 404; }`,
   ];
 
   for (const service of SERVICES) {
