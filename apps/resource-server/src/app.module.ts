@@ -17,6 +17,7 @@ import { EventsModule } from './events/events.module';
 import { FormsModule } from './forms/forms.module';
 import { HealthModule } from './health/health.module';
 import { LecturersModule } from './lecturers/lecturers.module';
+import { MaintenanceModule } from './maintenance/maintenance.module';
 import { MembersModule } from './members/members.module';
 import { MembershipPlansModule } from './membership-plans/membership-plans.module';
 import { ObservabilityModule } from './observability/observability.module';
@@ -113,6 +114,7 @@ export class AppModule {
         SeedModule,
         ...API_MODULES,
         SecurityEventsIngestModule,
+        MaintenanceModule,
         // The origin's documents; the issuer is the same origin as the API.
         DocumentsModule.register({
           publicBaseUrl: config.resource,
