@@ -22,14 +22,18 @@ async function pair(alg: string, kid: string): Promise<Pair> {
   return { privateKey, publicJwk: { ...(await exportJWK(publicKey)), kid } };
 }
 
+// Four RSA key pairs are made at once on libuv's threads; on a busy machine that can still take
+// longer than jest's default 5 s for a hook.
 beforeAll(async () => {
-  pairs.rsa = await pair('RS256', 'rsa-1');
-  pairs.rsaOther = await pair('RS256', 'rsa-1'); // the same kid, another key: a forgery
-  pairs.rsaSecond = await pair('RS256', 'rsa-2');
-  pairs.ps = await pair('PS256', 'ps-1');
-  pairs.ec = await pair('ES256', 'ec-1');
-  pairs.ed = await pair('Ed25519', 'ed-1');
-});
+  [pairs.rsa, pairs.rsaOther, pairs.rsaSecond, pairs.ps, pairs.ec, pairs.ed] = await Promise.all([
+    pair('RS256', 'rsa-1'),
+    pair('RS256', 'rsa-1'), // the same kid, another key: a forgery
+    pair('RS256', 'rsa-2'),
+    pair('PS256', 'ps-1'),
+    pair('ES256', 'ec-1'),
+    pair('Ed25519', 'ed-1'),
+  ]);
+}, 60_000);
 
 const claims = (overrides: JWTPayload = {}): JWTPayload => ({
   iss: CLIENT,
