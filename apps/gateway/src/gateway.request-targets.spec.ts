@@ -11,9 +11,9 @@ async function startEcho(service: string): Promise<{ app: FastifyInstance; url: 
 }
 
 interface RawAnswer {
-  request: string;
   status: number;
-  head: string;
+  /** The header fields, names in lower case. */
+  headers: Record<string, string>;
   body: string;
 }
 
@@ -28,7 +28,11 @@ function raw(port: number, requestLine: string, headers = 'Host: academy.example
     socket.on('data', (chunk) => (answer += chunk.toString('latin1')));
     socket.on('close', () => {
       const split = answer.indexOf('\r\n\r\n');
-      resolve({ request: requestLine, status: Number(/^HTTP\/1\.1 (\d{3}) /.exec(answer)?.[1] ?? 0), head: answer.slice(0, split), body: answer.slice(split + 4) });
+      const head = answer.slice(0, split);
+      const headers = Object.fromEntries(
+        head.split('\r\n').slice(1).map((line) => [line.slice(0, line.indexOf(':')).toLowerCase(), line.slice(line.indexOf(':') + 1).trim()]),
+      );
+      resolve({ status: Number(/^HTTP\/1\.1 (\d{3}) /.exec(answer)?.[1] ?? 0), headers, body: answer.slice(split + 4) });
     });
     socket.on('error', reject);
   });
@@ -51,14 +55,18 @@ describe('request targets that are not origin-form (RFC 9112 §3.2)', () => {
     await Promise.all([gateway?.close(), auth?.app.close(), resource?.app.close()]);
   });
 
-  const expectRefusal = (answer: RawAnswer, status: number) => {
-    expect(answer.status).toBe(status);
-    expect(answer.head).toMatch(/\r\ncontent-type: application\/json/i);
-    expect(answer.head).toMatch(/\r\ncache-control: no-store/i);
-    expect(answer.head).toMatch(/\r\nx-request-id: [0-9a-f-]{36}/i);
-    // A HEAD answer has no body (the headers are a GET's).
-    if (!/^HEAD /.test(answer.request)) expect(JSON.parse(answer.body)).toEqual({ error: 'invalid_request', error_description: expect.any(String) });
-  };
+  /** The gateway's refusal of a target: JSON invalid_request, not cached, with a minted request id. */
+  const refusal = (status: number) => ({
+    status,
+    headers: expect.objectContaining({
+      'content-type': expect.stringMatching(/^application\/json/),
+      'cache-control': 'no-store',
+      'x-request-id': expect.stringMatching(/^[0-9a-f-]{36}$/),
+    }),
+    body: expect.stringMatching(/^\{"error":"invalid_request","error_description":"[^"]+"\}$/),
+  });
+  /** A HEAD answer has a GET's headers and no body. */
+  const headRefusal = (status: number) => ({ ...refusal(status), body: '' });
 
   it.each([
     ['GET *', 400],
@@ -66,15 +74,13 @@ describe('request targets that are not origin-form (RFC 9112 §3.2)', () => {
     ['HEAD *', 400],
     ['POST *', 400],
   ])('%s: %s invalid_request, not the 502 of a target undici refuses', async (start, status) => {
-    expectRefusal(await raw(port, `${start} HTTP/1.1`), status);
+    expect(await raw(port, `${start} HTTP/1.1`)).toMatchObject(start.startsWith('HEAD ') ? headRefusal(status) : refusal(status));
   });
 
   it.each([['CONNECT academy.example:443 HTTP/1.1'], ['CONNECT 127.0.0.1:22 HTTP/1.1']])(
     '%s: 400 invalid_request, not a connection closed without an answer (the gateway is no tunnel)',
     async (requestLine) => {
-      const answer = await raw(port, requestLine);
-      expectRefusal(answer, 400);
-      expect(answer.head).toMatch(/\r\nconnection: close/i);
+      expect(await raw(port, requestLine)).toMatchObject({ ...refusal(400), headers: expect.objectContaining({ connection: 'close' }) });
     },
   );
 
@@ -111,7 +117,7 @@ describe('request targets that are not origin-form (RFC 9112 §3.2)', () => {
   it("absolute-form naming the gateway's own paths: answered by the gateway, as in origin-form", async () => {
     expect((await raw(port, 'GET https://academy.example/healthz HTTP/1.1')).status).toBe(200);
     expect((await raw(port, 'GET https://academy.example/metrics HTTP/1.1')).status).toBe(404);
-    expectRefusal(await raw(port, 'GET https://academy.example/./metrics HTTP/1.1'), 400);
+    expect(await raw(port, 'GET https://academy.example/./metrics HTTP/1.1')).toMatchObject(refusal(400));
   });
 
   it.each([
@@ -122,7 +128,7 @@ describe('request targets that are not origin-form (RFC 9112 §3.2)', () => {
     ['the server-wide OPTIONS in absolute-form', 'OPTIONS https://academy.example HTTP/1.1', 400],
     ['an upper-case scheme undici would refuse', 'GET HTTPS://evil.test/x HTTP/1.1', 421],
   ])('absolute-form with %s: refused', async (_why, requestLine, status) => {
-    expectRefusal(await raw(port, requestLine), status);
+    expect(await raw(port, requestLine)).toMatchObject(refusal(status));
   });
 
   it('leaves origin-form requests as they were, with any Host', async () => {
@@ -174,12 +180,12 @@ describe('request targets that are not origin-form (RFC 9112 §3.2)', () => {
     });
 
     it('refuses absolute-form whose authority contradicts the Host', async () => {
-      expectRefusal(await raw(unconfiguredPort, 'GET http://evil.test/oauth/token HTTP/1.1', 'Host: platform.local\r\n'), 400);
+      expect(await raw(unconfiguredPort, 'GET http://evil.test/oauth/token HTTP/1.1', 'Host: platform.local\r\n')).toMatchObject(refusal(400));
     });
 
     it('still refuses the asterisk-form and CONNECT', async () => {
-      expectRefusal(await raw(unconfiguredPort, 'OPTIONS * HTTP/1.1'), 400);
-      expectRefusal(await raw(unconfiguredPort, 'CONNECT platform.local:443 HTTP/1.1'), 400);
+      expect(await raw(unconfiguredPort, 'OPTIONS * HTTP/1.1')).toMatchObject(refusal(400));
+      expect(await raw(unconfiguredPort, 'CONNECT platform.local:443 HTTP/1.1')).toMatchObject(refusal(400));
     });
   });
 });

@@ -193,18 +193,21 @@ describe('the OpenAPI document', () => {
   });
 
   it('documents the authorization server’s endpoints with form bodies and RFC 6749 errors', () => {
-    for (const [method, path] of [
-      ['post', '/api/oauth/register'],
-      ['get', '/oauth/authorize'],
-      ['post', '/api/oauth/token'],
-      ['post', '/api/oauth/revoke'],
-      ['post', '/api/oauth/introspect'],
-      ['get', '/api/oauth/userinfo'],
-      ['get', '/.well-known/oauth-authorization-server'],
-      ['get', '/.well-known/openid-configuration'],
-      ['get', '/.well-known/jwks.json'],
+    // Registration is open (RFC 7591); token, revocation and introspection take HTTP Basic client
+    // authentication or, `{}`, credentials in the body (or none, for a public client).
+    const clientAuthentication = [{ clientBasic: [] }, {}];
+    for (const [method, path, security] of [
+      ['post', '/api/oauth/register', []],
+      ['get', '/oauth/authorize', []],
+      ['post', '/api/oauth/token', clientAuthentication],
+      ['post', '/api/oauth/revoke', clientAuthentication],
+      ['post', '/api/oauth/introspect', clientAuthentication],
+      ['get', '/api/oauth/userinfo', [{ oauth2: ['openid'] }]],
+      ['get', '/.well-known/oauth-authorization-server', []],
+      ['get', '/.well-known/openid-configuration', []],
+      ['get', '/.well-known/jwks.json', []],
     ] as const) {
-      expect(operation(document, method, path).security).toBeDefined();
+      expect([method, path, operation(document, method, path).security]).toEqual([method, path, security]);
     }
     const token = operation(document, 'post', '/api/oauth/token');
     expect(token.requestBody).toEqual({
