@@ -13,6 +13,7 @@ import { createTestTls, type TestTls } from '../../../tools/test-support/test-tl
 // eslint-disable-next-line @nx/enforce-module-boundaries
 import { WebhookReceiver } from '../../platform-e2e/src/events/webhook-receiver';
 import { AuditLogService } from '../src/audit-log/audit-log.service';
+import { MCP_TOOLS, SCHOOL_SERVICES, type SchoolServices } from '../src/mcp';
 import { PrismaService } from '../src/database/prisma.service';
 import { OrdersService } from '../src/orders/orders.service';
 import { StudentsService } from '../src/students/students.service';
@@ -182,6 +183,13 @@ describe('the security-event ingest', () => {
     expect((await audit.list(DEMO_OWNER, { limit: 1, client_id: client })).next_cursor).not.toBeNull();
     expect((await audit.list(OTHER_OWNER, { limit: 20, client_id: client })).data.map((event) => event.id)).toEqual([elsewhere.id]);
     await expect(audit.list(DEMO_ADMIN, { limit: 20 })).rejects.toMatchObject({ status: 403, error: 'access_denied' });
+
+    // The MCP read tool answers the same, through the same service.
+    const tool = MCP_TOOLS.find((candidate) => candidate.name === 'list_security_events');
+    const context = { services: server.app.get<symbol, SchoolServices>(SCHOOL_SERVICES), defaultSchoolId: 'demo-school' };
+    const answer = (await tool?.handler(tool.input.parse({ client_id: client }), { ...context, principal: DEMO_OWNER })) as { data: { id: string }[] };
+    expect(answer.data.map((event) => event.id)).toEqual([second.id, first.id]);
+    await expect(tool?.handler(tool.input.parse({}), { ...context, principal: DEMO_ADMIN })).rejects.toMatchObject({ status: 403 });
   });
 });
 

@@ -15,7 +15,8 @@ export const SecurityEventView = z.object({
   address: z.string().nullable(),
   request_id: z.string().nullable(),
   outcome: z.enum(EVENT_OUTCOMES),
-  data: z.record(z.string(), z.unknown()),
+  // An object of the type's details (a loose object rather than a record: the MCP tools' portable schemas).
+  data: z.looseObject({}).describe('Details of the type; never a secret, code or token'),
 });
 export class SecurityEventDto extends zodDto(SecurityEventView, 'output') {}
 

@@ -1,6 +1,7 @@
 import { Injectable, type Type } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
 import { AnalyticsService } from '../analytics/analytics.service';
+import { AuditLogService } from '../audit-log/audit-log.service';
 import { CouponsService } from '../coupons/coupons.service';
 import { CoursesService } from '../courses/courses.service';
 import { CurriculumService } from '../curriculum/curriculum.service';
@@ -32,6 +33,7 @@ export interface SchoolServices {
   readonly membershipPlans: MembershipPlansService;
   readonly digitalProducts: DigitalProductsService;
   readonly school: SchoolService;
+  readonly auditLog: AuditLogService;
 }
 
 export const SCHOOL_SERVICES = Symbol('SCHOOL_SERVICES');
@@ -61,6 +63,7 @@ export class ApplicationSchoolServices implements SchoolServices {
   get membershipPlans() { return this.service(MembershipPlansService); }
   get digitalProducts() { return this.service(DigitalProductsService); }
   get school() { return this.service(SchoolService); }
+  get auditLog() { return this.service(AuditLogService); }
 
   private service<T>(type: Type<T>): T {
     const cached = this.resolved.get(type) as T | undefined;

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { ListSecurityEventsQuery, SecurityEventView } from '../audit-log/audit-log.dto';
 import { RevenueQuery, RevenueReport, EnrollmentsReport, SeriesQuery, TopCoursesQuery, TopCoursesReport } from '../analytics/analytics.dto';
 import { ref } from '../common/fields';
 import { CouponView, CreateCoupon, ListCouponsQuery } from '../coupons/coupons.dto';
@@ -70,6 +71,17 @@ export const SCHOOL_TOOLS: readonly McpTool[] = [
     input: ListOrdersQuery,
     output: pageOf(OrderView),
     handler: (args, { services, principal }) => services.orders.list(principal, args),
+  }),
+  defineTool({
+    name: 'list_security_events',
+    title: 'List security events',
+    description:
+      'Your school’s recent security events, newest first: sign-ins, consents, tokens issued, revocations, client registrations, rate-limit trips. School owners only.',
+    scopes: ['audit_log:read'],
+    annotations: READ,
+    input: ListSecurityEventsQuery,
+    output: pageOf(SecurityEventView),
+    handler: (args, { services, principal }) => services.auditLog.list(principal, args),
   }),
   defineTool({
     name: 'revenue_report',

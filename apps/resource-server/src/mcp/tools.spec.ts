@@ -39,6 +39,7 @@ describe('the tool definitions', () => {
       list_student_enrollments: ['students:read'],
       list_members: ['members:read'],
       list_orders: ['orders:read'],
+      list_security_events: ['audit_log:read'],
       revenue_report: ['analytics:read'],
       enrollments_report: ['analytics:read'],
       top_courses: ['analytics:read'],
@@ -87,6 +88,7 @@ describe('scopes', () => {
       'coupons:read',
       'coupons:write',
       'analytics:read',
+      'audit_log:read',
     ]);
   });
 
