@@ -68,4 +68,15 @@ describe('the OpenAPI document of the API', () => {
     expect(order.properties['items'].type).toBe('array');
     expect(Object.keys(order.properties['items'].items?.properties ?? {})).toContain('unit_price_cents');
   });
+
+  it('publishes the audit log and the webhooks with their scopes, and never the internal ingest', async () => {
+    const published = (await app.inject({ method: 'GET', url: '/openapi.json' })).json() as { paths: Record<string, Record<string, { security?: Record<string, string[]>[] }>> };
+    const scopesOf = (path: string, method: string) => published.paths[path]?.[method]?.security?.flatMap((requirement) => Object.values(requirement).flat());
+    expect(scopesOf('/api/v1/audit-log', 'get')).toEqual(['audit_log:read']);
+    expect(scopesOf('/api/v1/webhooks', 'post')).toEqual(['webhooks:write']);
+    expect(scopesOf('/api/v1/webhooks/{webhookId}/deliveries', 'get')).toEqual(['webhooks:read']);
+    expect(scopesOf('/api/v1/webhooks/{webhookId}/deliveries/{deliveryId}/redeliver', 'post')).toEqual(['webhooks:write']);
+    expect(scopesOf('/api/v1/orders', 'post')).toEqual(['orders:write']);
+    expect(Object.keys(published.paths).filter((path) => path.startsWith('/internal'))).toEqual([]);
+  });
 });
