@@ -174,6 +174,9 @@ describe('RedisAnswerCache', () => {
     }
   }
 
+  /** Whether the layer's entries are in use: currentEpoch() is a number then, undefined otherwise. */
+  const inUse = () => cache.currentEpoch() !== undefined;
+
   /** Delivers the instance's last beat to its coverage subscription, as Redis would. */
   async function hearLastBeat(): Promise<void> {
     const beat = mockClient.beats[mockClient.beats.length - 1];
@@ -183,7 +186,7 @@ describe('RedisAnswerCache', () => {
 
   it('joins at once, in a new generation, when no other instance listens', async () => {
     await started();
-    expect(cache.currentEpoch()).toBeDefined();
+    expect(inUse()).toBe(true);
     expect(mockClient.keys.get('bearer-auth:generation')).toBe('1');
     expect(newGenerations).toBe(1);
   });
@@ -194,11 +197,11 @@ describe('RedisAnswerCache', () => {
     period = undefined;
     cache.listen();
     await after(1_000);
-    expect(cache.currentEpoch()).toBeUndefined();
+    expect(inUse()).toBe(false);
     period = 1;
     cache.trustChanged();
     await flush();
-    expect(cache.currentEpoch()).toBeDefined();
+    expect(inUse()).toBe(true);
   });
 
   it('uses the entries as they are, without a new generation, once another instance’s coverage reaches its start', async () => {
@@ -207,11 +210,11 @@ describe('RedisAnswerCache', () => {
     mockClient.keys.set('bearer-auth:covered-through', '99');
     mockClient.otherChannels = ['bearer-auth:coverage:another'];
     await started();
-    expect(cache.currentEpoch()).toBeUndefined();
+    expect(inUse()).toBe(false);
     // The other instance hears its next beat (tick 102 > this one's start, 101) and claims it.
     mockClient.keys.set('bearer-auth:covered-through', '102');
     await after(250);
-    expect(cache.currentEpoch()).toBeDefined();
+    expect(inUse()).toBe(true);
     expect(mockClient.keys.get('bearer-auth:generation')).toBe('4');
   });
 
@@ -221,9 +224,9 @@ describe('RedisAnswerCache', () => {
     mockClient.otherChannels = ['bearer-auth:coverage:deaf'];
     await started();
     await after(JOIN_WAIT_MS - 250);
-    expect(cache.currentEpoch()).toBeUndefined();
+    expect(inUse()).toBe(false);
     await after(500);
-    expect(cache.currentEpoch()).toBeDefined();
+    expect(inUse()).toBe(true);
     expect(mockClient.keys.get('bearer-auth:generation')).toBe('5');
   });
 
@@ -241,7 +244,7 @@ describe('RedisAnswerCache', () => {
     await cache.delete(['revoked']);
     await hearLastBeat();
     expect(mockClient.keys.get('bearer-auth:covered-through')).toBe(String(tick));
-    expect(cache.currentEpoch()).toBeUndefined();
+    expect(inUse()).toBe(false);
     expect(failures).toEqual(['DEL failed']);
   });
 
@@ -273,12 +276,12 @@ describe('RedisAnswerCache', () => {
     await started();
     period = undefined;
     cache.trustChanged();
-    expect(cache.currentEpoch()).toBeUndefined();
+    expect(inUse()).toBe(false);
     period = 2;
     cache.trustChanged();
     await flush();
     // Alone: a new generation at once.
-    expect(cache.currentEpoch()).toBeDefined();
+    expect(inUse()).toBe(true);
     expect(mockClient.keys.get('bearer-auth:generation')).toBe('2');
   });
 
@@ -288,7 +291,7 @@ describe('RedisAnswerCache', () => {
     mockClient.keys.set('bearer-auth:generation', '8');
     await after(1_000);
     expect(newGenerations).toBe(2);
-    expect(cache.currentEpoch()).toBeDefined();
+    expect(inUse()).toBe(true);
   });
 
   it('stays unused when Redis fails while joining, and says so', async () => {
@@ -297,7 +300,7 @@ describe('RedisAnswerCache', () => {
     mockClient.emit('error', new Error('connection reset'));
     mockClient.held.get('JOIN')?.resolve(undefined);
     await flush();
-    expect(cache.currentEpoch()).toBeUndefined();
+    expect(inUse()).toBe(false);
     expect(failures).toEqual(['connection reset']);
   });
 
@@ -307,7 +310,8 @@ describe('RedisAnswerCache', () => {
     mockClient.emit('error', new Error('connection reset'));
     mockClient.emit('ready');
     await flush();
-    expect(cache.currentEpoch()).toBeDefined();
+    expect(inUse()).toBe(true);
+    expect(cache.currentEpoch()).not.toBe(asked);
     cache.set('key', 'answer', 60_000, asked);
     expect(mockClient.sent.filter((name) => name === 'SET')).toEqual([]);
     cache.set('key', 'answer', 60_000, cache.currentEpoch());
@@ -317,14 +321,14 @@ describe('RedisAnswerCache', () => {
   describe('stops using Redis, and says so, when a reply does not come within redisTimeoutMs', () => {
     beforeEach(async () => {
       await started();
-      expect(cache.currentEpoch()).toBeDefined();
+      expect(inUse()).toBe(true);
       jest.useRealTimers();
     });
 
     it('to a read', async () => {
       mockClient.unanswered.add('GET');
       await expect(cache.get('key')).resolves.toBeUndefined();
-      expect(cache.currentEpoch()).toBeUndefined();
+      expect(inUse()).toBe(false);
       expect(failures).toEqual(['Redis did not answer within 50 ms']);
     });
 
@@ -332,14 +336,14 @@ describe('RedisAnswerCache', () => {
       mockClient.unanswered.add('SET');
       cache.set('key', 'answer', 60_000, cache.currentEpoch());
       await new Promise((resolve) => setTimeout(resolve, 100));
-      expect(cache.currentEpoch()).toBeUndefined();
+      expect(inUse()).toBe(false);
       expect(failures).toHaveLength(1);
     });
 
     it('to a delete', async () => {
       mockClient.unanswered.add('DEL');
       await cache.delete(['key']);
-      expect(cache.currentEpoch()).toBeUndefined();
+      expect(inUse()).toBe(false);
       expect(failures).toHaveLength(1);
     });
   });

@@ -1,8 +1,8 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import { accessTokenKey, type IntrospectionResponse, withoutTrailingSlashes } from '@platform/contracts';
 import { BusTrust } from '@platform/event-bus';
+import { HeldUnderTrust } from '@platform/held-under-trust';
 import { InvalidTokenError } from '@platform/oauth-errors';
-import { LRUCache } from 'lru-cache';
 import { IntrospectionClient } from './introspection-client';
 import { BEARER_AUTH_OPTIONS, type ResolvedBearerAuthOptions } from './options';
 import type { TokenPrincipal } from './principal';
@@ -42,17 +42,16 @@ const MAX_TOKEN_LENGTH = 4096;
  * While revocation events may be being lost (BusTrust: the bus's heartbeat and subscription,
  * and every failed command of the Redis layer, which shares that Redis), nothing cached is
  * used: every validation is an introspection, and what was cached before is not trusted
- * afterwards (the in-process layer starts empty; the Redis layer is used again once some
- * instance is known to have heard every revocation meanwhile, or in a new generation: see
- * RedisAnswerCache). It never accepts a token it could not check.
+ * afterwards (the in-process layer is held under trust, @platform/held-under-trust; the Redis
+ * layer is used again once some instance is known to have heard every revocation meanwhile, or
+ * in a new generation: see RedisAnswerCache). It never accepts a token it could not check.
  */
 @Injectable()
 export class TokenValidator implements OnModuleInit, OnApplicationBootstrap, OnModuleDestroy {
   private readonly logger = new Logger(TokenValidator.name);
   private readonly introspection: IntrospectionClient;
-  private readonly local: LRUCache<string, LocalEntry>;
-  /** Hashes revoked recently: an introspection already in flight must not re-cache them. */
-  private readonly revoked: LRUCache<string, true>;
+  /** The in-process layer; its dropped keys are the tokens revoked recently, answered inactive. */
+  private readonly local: HeldUnderTrust<LocalEntry>;
   private readonly inFlight = new Map<string, Promise<LocalEntry>>();
   private readonly shared?: RedisAnswerCache<CachedAnswer>;
   /** May anything cached be used: no revocation event missed. */
@@ -63,9 +62,14 @@ export class TokenValidator implements OnModuleInit, OnApplicationBootstrap, OnM
   constructor(@Inject(BEARER_AUTH_OPTIONS) private readonly options: ResolvedBearerAuthOptions) {
     this.resourceAudiences = [withoutTrailingSlashes(options.resource)];
     this.introspection = new IntrospectionClient(options);
-    this.local = new LRUCache({ max: options.cache.inProcessEntries });
-    this.revoked = new LRUCache({ max: 100_000, ttl: options.cache.ttlCeilingSeconds * 1000 });
     this.trust = new BusTrust(options.eventBus, { name: 'bearer-auth', holds: 'the introspection cache' });
+    this.local = new HeldUnderTrust(this.trust, {
+      max: options.cache.inProcessEntries,
+      ttlMs: options.cache.inProcessTtlSeconds * 1000,
+      ttlOf: ({ answer }) => this.ttlMsOf(answer),
+      maxDropped: 100_000,
+      droppedTtlMs: options.cache.ttlCeilingSeconds * 1000,
+    });
     if (options.redisUrl) {
       this.shared = new RedisAnswerCache(
         options.redisUrl,
@@ -76,12 +80,9 @@ export class TokenValidator implements OnModuleInit, OnApplicationBootstrap, OnM
         () => this.local.clear(),
       );
     }
-    // Trust ended or came back: what the in-process layer holds may be stale, and the Redis
-    // layer's listening stretch is over (it joins again).
-    this.trust.onChange(() => {
-      this.local.clear();
-      this.shared?.trustChanged();
-    });
+    // Trust ended or came back: the Redis layer's listening stretch is over (it joins again);
+    // the in-process layer forgets what it held by itself.
+    this.trust.onChange(() => this.shared?.trustChanged());
   }
 
   async onModuleInit(): Promise<void> {
@@ -118,7 +119,7 @@ export class TokenValidator implements OnModuleInit, OnApplicationBootstrap, OnM
    * usual, and that validation counts the miss.
    */
   validateCached(token: string, audiences: readonly string[] = this.resourceAudiences): TokenPrincipal | undefined {
-    if (token.length > MAX_TOKEN_LENGTH || this.trustPeriod() === undefined) return undefined;
+    if (token.length > MAX_TOKEN_LENGTH || !this.cacheIsTrusted()) return undefined;
     const entry = this.memoryEntry(accessTokenKey(token));
     if (entry === undefined) return undefined;
     this.options.metrics.cacheLookup('memory', 'hit');
@@ -127,23 +128,8 @@ export class TokenValidator implements OnModuleInit, OnApplicationBootstrap, OnM
 
   /** Drops revoked tokens from both layers, at once. */
   async evict(keys: readonly string[]): Promise<void> {
-    for (const key of keys) {
-      this.revoked.set(key, true);
-      this.local.delete(key);
-    }
+    for (const key of keys) this.local.drop(key);
     await this.shared?.delete(keys);
-  }
-
-  private async answer(key: string, token: string): Promise<LocalEntry> {
-    if (this.trustPeriod() === undefined) {
-      // Revocation events may be being lost: only the authorization server knows.
-      return this.revoked.has(key) ? INACTIVE_ENTRY : this.introspectOnce(key, token);
-    }
-    return this.fromMemory(key) ?? (await this.fromRedis(key)) ?? (await this.introspectOnce(key, token));
-  }
-
-  private trustPeriod(): number | undefined {
-    return this.trust.trustPeriod();
   }
 
   /**
@@ -151,30 +137,34 @@ export class TokenValidator implements OnModuleInit, OnApplicationBootstrap, OnM
    * start (and none missed since). Until then every request is an introspection.
    */
   cacheIsTrusted(): boolean {
-    return this.trustPeriod() !== undefined;
+    return this.trust.trustPeriod() !== undefined;
   }
 
   /**
-   * A tombstone (revoked recently) answers inactive from memory too. Most of the time there is
-   * none, and a second LRU lookup on every bearer request is then skipped (`size` counts expired
-   * tombstones until they are purged, which only means looking).
+   * Memory first (a token revoked recently is inactive, trusted or not), then the Redis layer,
+   * then introspection; what Redis or introspection answers is held in memory under trust.
    */
+  private async answer(key: string, token: string): Promise<LocalEntry> {
+    if (this.cacheIsTrusted()) {
+      const entry = this.memoryEntry(key);
+      this.options.metrics.cacheLookup('memory', entry ? 'hit' : 'miss');
+      if (entry) return entry;
+    } else if (this.local.wasDropped(key)) {
+      return INACTIVE_ENTRY;
+    }
+    const entry = await this.local.read(key, async () => (await this.fromRedis(key)) ?? (await this.introspectOnce(key, token)));
+    return entry ?? INACTIVE_ENTRY;
+  }
+
+  /** A token revoked recently answers inactive from memory; else the held answer, while trusted. */
   private memoryEntry(key: string): LocalEntry | undefined {
-    return this.revoked.size !== 0 && this.revoked.has(key) ? INACTIVE_ENTRY : this.local.get(key);
+    return this.local.wasDropped(key) ? INACTIVE_ENTRY : this.local.peek(key);
   }
 
-  private fromMemory(key: string): LocalEntry | undefined {
-    const entry = this.memoryEntry(key);
-    this.options.metrics.cacheLookup('memory', entry ? 'hit' : 'miss');
-    return entry;
-  }
-
+  /** The shared layer, only while it is usable (RedisAnswerCache: never while events may be lost). */
   private async fromRedis(key: string): Promise<LocalEntry | undefined> {
     const answer = await this.shared?.get(key);
-    if (!answer) return undefined;
-    const entry = toEntry(answer);
-    this.remember(key, entry);
-    return entry;
+    return answer ? toEntry(answer) : undefined;
   }
 
   /** Concurrent requests with the same uncached token share one introspection call. */
@@ -188,7 +178,6 @@ export class TokenValidator implements OnModuleInit, OnApplicationBootstrap, OnM
   }
 
   private async introspect(key: string, token: string): Promise<LocalEntry> {
-    const period = this.trustPeriod();
     const epoch = this.shared?.currentEpoch();
     let answer: CachedAnswer;
     try {
@@ -198,21 +187,18 @@ export class TokenValidator implements OnModuleInit, OnApplicationBootstrap, OnM
       throw error;
     }
     this.options.metrics.introspection(answer.active ? 'active' : 'inactive');
-    const entry = toEntry(answer);
-    // Not if an outage began or ended meanwhile: a revocation event may have been lost.
-    if (!this.revoked.has(key) && period !== undefined && period === this.trustPeriod()) this.remember(key, entry, epoch);
-    return entry;
+    // Shared only if the Redis layer's epoch is still the one it was asked in: an outage that
+    // began or ended meanwhile (trust changing included) moves it on.
+    const ttlMs = this.ttlMsOf(answer);
+    if (ttlMs > 0 && !this.local.wasDropped(key)) this.shared?.set(key, answer, ttlMs, epoch);
+    return toEntry(answer);
   }
 
-  /** In memory, and in Redis when `redisEpoch` (the Redis layer's epoch when it was asked) is still current. */
-  private remember(key: string, entry: LocalEntry, redisEpoch?: number): void {
-    const answer = entry.answer;
-    const ttlMs = answer.active
+  /** How long an answer may be cached: an active one until the token expires, within the ceiling; an inactive one briefly. */
+  private ttlMsOf(answer: CachedAnswer): number {
+    return answer.active
       ? Math.min(answer.expiresAt * 1000 - Date.now(), this.options.cache.ttlCeilingSeconds * 1000)
       : this.options.cache.inactiveTtlSeconds * 1000;
-    if (ttlMs <= 0) return;
-    this.local.set(key, entry, { ttl: Math.min(ttlMs, this.options.cache.inProcessTtlSeconds * 1000) });
-    if (redisEpoch !== undefined) this.shared?.set(key, answer, ttlMs, redisEpoch);
   }
 }
 

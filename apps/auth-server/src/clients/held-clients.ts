@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
+import { HeldUnderTrust } from '@platform/held-under-trust';
 import { AUTH_CONFIG, type AuthConfig } from '../config/auth-config';
-import { HeldUnderTrust } from '../events/held-under-trust';
 import { RevocationTrust } from '../events/revocation-trust';
 import { ClientsRepository, type StoredClient } from './clients.repository';
 
@@ -35,15 +35,9 @@ export class HeldClients {
     this.held = config.redisUrl ? new HeldUnderTrust(trust, { max: MAX_ENTRIES, maxDropped: MAX_ENTRIES, ttlMs: TTL_MS }) : undefined;
   }
 
-  async findById(id: string): Promise<StoredClient | null> {
-    const held = this.held;
-    if (!held) return this.clients.findClientById(id);
-    const period = held.period();
-    const cached = held.get(id);
-    if (cached) return cached;
-    const row = await this.clients.findClientById(id);
-    if (row) held.hold(id, row, period);
-    return row;
+  findById(id: string): Promise<StoredClient | null> {
+    const load = () => this.clients.findClientById(id);
+    return this.held ? this.held.read(id, load) : load();
   }
 
   /** The client changed: dropped at once, and kept out while lookups that began before are under way. */

@@ -1,4 +1,3 @@
-import DataLoader from 'dataloader';
 import { DatabaseError } from 'pg';
 
 export interface InFlightBatching<Item, Result> {
@@ -9,55 +8,58 @@ export interface InFlightBatching<Item, Result> {
   maxBatchSize: number;
 }
 
-/**
- * Group commit for one kind of statement, on DataLoader. A call made while no batch of its kind
- * is in the database goes at once (with the calls of the same turn of the event loop); calls
- * made while one is there wait for it and go together in the next. So a lone request pays no
- * wait, and under load PostgreSQL's per-statement work (the round trip, the executor's start,
- * the commit and its WAL flush) is paid once per batch instead of once per request.
- *
- * A batch the database refuses (an ErrorResponse: the statement was rolled back, nothing of it
- * committed) is run again item by item, so one item's bad input or a lock the batch would not
- * wait for (runBatch may refuse to) costs the others nothing. Any other error (the connection
- * lost: the outcome unknown) is every item's: retrying could repeat what already committed.
- */
-export function batchWhileInFlight<Item, Result>(batching: InFlightBatching<Item, Result>): (item: Item) => Promise<Result> {
-  const waiting: Array<() => void> = [];
-  let busy = false;
-  const dispatchNext = () => {
-    const dispatch = waiting.shift();
-    busy = dispatch !== undefined;
-    // The next turn: the calls of this one join the batch before it goes.
-    if (dispatch) setImmediate(dispatch);
-  };
-  const loader = new DataLoader<Item, Result>(
-    async (items) => {
-      try {
-        return await runItems(batching, items);
-      } finally {
-        dispatchNext();
-      }
-    },
-    {
-      cache: false,
-      maxBatchSize: batching.maxBatchSize,
-      batchScheduleFn: (dispatch) => {
-        waiting.push(dispatch);
-        if (!busy) dispatchNext();
-      },
-    },
-  );
-  return (item) => loader.load(item);
+interface Waiting<Item, Result> {
+  item: Item;
+  resolve(result: Result | Promise<Result>): void;
+  reject(error: unknown): void;
 }
 
-async function runItems<Item, Result>(batching: InFlightBatching<Item, Result>, items: readonly Item[]): Promise<Result[]> {
-  if (items.length === 1) return [await batching.runAlone(items[0] as Item)];
-  try {
-    return await batching.runBatch(items);
-  } catch (error) {
-    if (!(error instanceof DatabaseError)) throw error;
-    // Each item's own promise, which DataLoader's load() adopts: an item that waits (for the
-    // lock a revocation holds) holds up no other, and its failure is its own.
-    return items.map((item) => batching.runAlone(item)) as unknown as Result[];
-  }
+/**
+ * Group commit for one kind of statement: one batch at a time in the database, and the calls
+ * that come while it is there go together in the next (at most maxBatchSize). A call made while
+ * none is in the database goes on the next turn of the event loop, with the calls of its own
+ * turn: a lone request pays no wait, and under load the statement's round trip, the executor's
+ * start, the commit and its WAL flush are paid once per batch instead of once per request.
+ *
+ * A batch the database refuses (an ErrorResponse: the statement was rolled back, nothing of it
+ * committed) is run again item by item, each answered when it is done, so one item's bad input
+ * or a lock the batch would not wait for costs the others nothing. Any other error (the
+ * connection lost: the outcome unknown) is every item's: running it again could repeat what
+ * already committed.
+ */
+export function batchWhileInFlight<Item, Result>(batching: InFlightBatching<Item, Result>): (item: Item) => Promise<Result> {
+  const waiting: Waiting<Item, Result>[] = [];
+  let inFlight = false;
+
+  const sendNext = (): void => {
+    inFlight = waiting.length > 0;
+    if (inFlight) setImmediate(() => void send(waiting.splice(0, batching.maxBatchSize)));
+  };
+  const send = async (batch: Waiting<Item, Result>[]): Promise<void> => {
+    try {
+      if (batch.length === 1) {
+        const [only] = batch as [Waiting<Item, Result>];
+        only.resolve(await batching.runAlone(only.item));
+        return;
+      }
+      const results = await batching.runBatch(batch.map(({ item }) => item));
+      batch.forEach((call, index) => call.resolve(results[index] as Result));
+    } catch (error) {
+      if (batch.length > 1 && error instanceof DatabaseError) {
+        // Not awaited: an item that waits (for the lock a revocation holds) holds up neither the
+        // others nor the next batch.
+        for (const call of batch) call.resolve(batching.runAlone(call.item));
+      } else {
+        for (const call of batch) call.reject(error);
+      }
+    } finally {
+      sendNext();
+    }
+  };
+
+  return (item) =>
+    new Promise<Result>((resolve, reject) => {
+      waiting.push({ item, resolve, reject });
+      if (!inFlight) sendNext();
+    });
 }

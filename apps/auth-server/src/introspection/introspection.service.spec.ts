@@ -20,9 +20,8 @@ import { IntrospectionService } from './introspection.service';
  * Table-driven unit spec of RFC 7662 introspection. Each case names the caller (the resource
  * server's credentials or a client's), the token and hint, and the exact answer plus the token
  * lookups made, in order. The real ClientAuthenticator and TokenLookup run over in-memory
- * doubles of what lies below them (test/support/unit-fixtures.ts): ClientDirectory.findClient,
- * ActiveAccessTokens.findByHash (live access tokens only, as the real one) and
- * TokenQueries.findRefreshTokenByHash (any state).
+ * doubles of what lies below them (test/support/unit-fixtures.ts): ClientDirectory.findClient
+ * and the token store (live access tokens; refresh tokens in any state).
  */
 
 const RS = { id: 'resource-server', secret: 'resource-server-secret' };

@@ -12,18 +12,15 @@ import {
   TOKEN_GRANT,
   tokenLookupOver,
 } from '../../test/support/unit-fixtures';
-import type { RevocationPublisher } from '../events/revocation-publisher';
-import type { TokensRepository } from '../token/tokens.repository';
 import { RevocationService } from './revocation.service';
 
 /**
  * Table-driven unit spec of RFC 7009 revocation. Each case names the caller, the token and
  * hint, and the outcome plus every storage call in order: token lookups ('access', 'refresh')
- * and writes (one access token revoked and published, or a whole grant revoked). The real
- * ClientAuthenticator and TokenLookup run over in-memory doubles (test/support/unit-fixtures.ts)
- * of ClientDirectory.findClient, ActiveAccessTokens.findByHash (live access tokens only, as the
- * real one) and TokenQueries.findRefreshTokenByHash (any state); TokensRepository.revokeAccessToken,
- * GrantRevoker.revokeGrant and RevocationPublisher.publish are recording doubles.
+ * and revocations (one access token, or a whole grant). The real ClientAuthenticator and
+ * TokenLookup run over in-memory doubles (test/support/unit-fixtures.ts) of
+ * ClientDirectory.findClient and the token store (live access tokens; refresh tokens in any
+ * state); GrantRevoker is a recording double (what it writes and publishes: grant-revoker.spec.ts).
  */
 
 const SECRET = 'client-secret-value';
@@ -50,28 +47,9 @@ const REFRESH = [
   refreshTokenRow(REVOKED_A, 'client-a', { revokedAt: new Date(NOW - 1000), grant: { ...TOKEN_GRANT, revokedAt: new Date(NOW - 1000) } }),
 ];
 
-function setup(given: { accessRevokedMeanwhile?: boolean }) {
+function setup() {
   const calls: string[] = [];
-  const repository: Pick<TokensRepository, 'revokeAccessToken'> = {
-    async revokeAccessToken(tokenId) {
-      calls.push(`revokeAccessToken ${tokenId}`);
-      // false: another request revoked it between the lookup and this update.
-      return !given.accessRevokedMeanwhile;
-    },
-  };
-  const publisher: Pick<RevocationPublisher, 'publish'> = {
-    async publish(hashes, reason) {
-      const names = hashes.map((hash) => ACCESS.find((token) => token.tokenHash === hash)?.id ?? 'unknown hash');
-      calls.push(`publish ${names.join(',')} ${reason}`);
-    },
-  };
-  const service = new RevocationService(
-    authenticatorOver(CLIENTS),
-    tokenLookupOver(ACCESS, REFRESH, calls, repository),
-    repository as TokensRepository,
-    recordingRevoker(calls),
-    publisher as RevocationPublisher,
-  );
+  const service = new RevocationService(authenticatorOver(CLIENTS), tokenLookupOver(ACCESS, REFRESH, calls), recordingRevoker(calls));
   return { service, calls };
 }
 
@@ -79,26 +57,19 @@ const asClientA = basic('client-a', SECRET);
 
 interface Case {
   name: string;
-  given?: { accessRevokedMeanwhile?: boolean };
   request: { body: Record<string, string>; authorization?: string };
   /** `revoked`: the endpoint answers 200 (the service resolves); the calls say what changed. */
   expected: { revoked: true; calls: string[] } | (ExpectedOAuthError & { calls: string[] });
 }
 
-const ACCESS_A_WRITES = [`revokeAccessToken id-${ACCESS_A}`, `publish id-${ACCESS_A} revocation`];
+const ACCESS_A_WRITES = [`revokeAccessToken id-${ACCESS_A}`];
 const GRANT_A_WRITES = ['revokeGrant grant-client-a revocation'];
 
 const cases: Case[] = [
   {
-    name: 'its own access token: revoked alone and published to the resource servers',
+    name: 'its own access token: revoked alone',
     request: { body: { token: ACCESS_A }, authorization: asClientA },
     expected: { revoked: true, calls: ['access', ...ACCESS_A_WRITES] },
-  },
-  {
-    name: 'an access token revoked meanwhile by another request: nothing published twice',
-    given: { accessRevokedMeanwhile: true },
-    request: { body: { token: ACCESS_A }, authorization: asClientA },
-    expected: { revoked: true, calls: ['access', `revokeAccessToken id-${ACCESS_A}`] },
   },
   {
     name: 'its own refresh token ends the grant with every token it produced (§2.1 SHOULD)',
@@ -163,7 +134,7 @@ const cases: Case[] = [
   {
     name: 'a public client revokes its own token with client_id alone',
     request: { body: { token: ACCESS_PUBLIC, client_id: 'public-app' } },
-    expected: { revoked: true, calls: ['access', `revokeAccessToken id-${ACCESS_PUBLIC}`, `publish id-${ACCESS_PUBLIC} revocation`] },
+    expected: { revoked: true, calls: ['access', `revokeAccessToken id-${ACCESS_PUBLIC}`] },
   },
   {
     name: 'a wrong secret in HTTP Basic → invalid_client with the Basic challenge, no lookup (§2.1: authenticate first)',
@@ -193,8 +164,8 @@ const cases: Case[] = [
 ];
 
 describe('RevocationService (RFC 7009)', () => {
-  it.each(cases)('$name', async ({ given, request, expected }) => {
-    const { service, calls } = setup(given ?? {});
+  it.each(cases)('$name', async ({ request, expected }) => {
+    const { service, calls } = setup();
 
     const outcome = service.revoke(request.body, request.authorization);
 

@@ -2,11 +2,9 @@ import { Injectable } from '@nestjs/common';
 import { ClientAuthenticator } from '../client-auth/client-authenticator';
 import { readClientCredentials } from '../client-auth/client-credentials';
 import { FormParams } from '../http/form-params';
-import { RevocationPublisher } from '../events/revocation-publisher';
 import { GrantRevoker } from '../token/grant-revoker';
 import { TokenLookup } from '../token/token-lookup';
 import { parseTokenTypeHint } from '../token/token-type-hint';
-import { TokensRepository } from '../token/tokens.repository';
 
 /** RFC 7009 token revocation. */
 @Injectable()
@@ -14,9 +12,7 @@ export class RevocationService {
   constructor(
     private readonly clientAuth: ClientAuthenticator,
     private readonly lookup: TokenLookup,
-    private readonly tokens: TokensRepository,
-    private readonly grants: GrantRevoker,
-    private readonly publisher: RevocationPublisher,
+    private readonly revoker: GrantRevoker,
   ) {}
 
   async revoke(body: unknown, authorization?: string): Promise<void> {
@@ -30,9 +26,7 @@ export class RevocationService {
       // §2.2: "invalid tokens do not cause an error response"; neither does another client's
       // token, which is left alone without revealing that it exists.
       if (found.token.clientId !== client.id) return;
-      if (await this.tokens.revokeAccessToken(found.token.id, new Date())) {
-        await this.publisher.publish([found.token.tokenHash], 'revocation');
-      }
+      await this.revoker.revokeAccessToken(found.token);
       return;
     }
     // A refresh token ends its grant, current or already rotated out: a client revoking the one
@@ -41,6 +35,6 @@ export class RevocationService {
     if (!refresh || refresh.clientId !== client.id) return;
     // §2.1: revoking a refresh token "SHOULD also invalidate all access tokens based on the
     // same authorization grant".
-    await this.grants.revokeGrant(refresh.grantId, 'revocation');
+    await this.revoker.revokeGrant(refresh.grantId, 'revocation');
   }
 }

@@ -1,12 +1,12 @@
 import { Injectable } from '@nestjs/common';
-import { HeldUnderTrust } from '../events/held-under-trust';
+import { HeldUnderTrust } from '@platform/held-under-trust';
 import { RevocationTrust } from '../events/revocation-trust';
-import { type ActiveAccessTokenRow, TokenQueries } from './token-queries';
+import type { ActiveAccessTokenRow } from './token-rows';
 
 /**
  * Live tokens held at most; the least recently used go first. As many as a resource server's
- * in-process layer: the bench's refresh chains (~1,100 tokens issued per second, each held at
- * issuance) filled a bound of 100,000 and took the auth server to 439 MB RSS (heap after GC 125 MB).
+ * in-process layer: a bound of 100,000 filled up under the bench's refresh chains (every token
+ * is held at issuance) and took the auth server past 400 MB RSS.
  */
 const MAX_ENTRIES = 10_000;
 /** Hashes revoked recently (a few dozen bytes each): a revocation burst must not forget one early. */
@@ -20,44 +20,36 @@ const TTL_CEILING_MS = 60_000;
 
 /**
  * The live access tokens, as introspection answers them, held in memory (as Keycloak and Hydra
- * keep theirs): filled when a token is issued and when it is first looked up, keyed by the
- * token's hash; evicted by revocation events (RevocationSubscriber) and by this instance's own
- * revocations; never held past the token's exp nor past TTL_CEILING_MS. While revocation events
- * may be being lost (RevocationTrust), every lookup reads the database and nothing is kept,
- * and trust comes back with an empty map.
+ * keep theirs), keyed by the token's hash: filled when a token is issued and when it is first
+ * looked up; evicted by revocation events (RevocationSubscriber) and by this instance's own
+ * revocations; never held past the token's exp nor past TTL_CEILING_MS. Held under trust
+ * (@platform/held-under-trust): while revocation events may be being lost (RevocationTrust),
+ * every lookup reads the database and nothing is kept.
  */
 @Injectable()
 export class ActiveAccessTokens {
   private readonly held: HeldUnderTrust<ActiveAccessTokenRow>;
 
-  constructor(
-    private readonly queries: TokenQueries,
-    trust: RevocationTrust,
-  ) {
-    this.held = new HeldUnderTrust(trust, { max: MAX_ENTRIES, maxDropped: MAX_TOMBSTONES, ttlMs: TTL_CEILING_MS });
+  constructor(trust: RevocationTrust) {
+    this.held = new HeldUnderTrust(trust, {
+      max: MAX_ENTRIES,
+      ttlMs: TTL_CEILING_MS,
+      ttlOf: (token) => token.expiresAt.getTime() - Date.now(),
+      maxDropped: MAX_TOMBSTONES,
+    });
   }
 
-  /** The live access token of this hash, or null. */
-  async findByHash(tokenHash: string, now = new Date()): Promise<ActiveAccessTokenRow | null> {
-    const period = this.held.period();
-    const held = this.held.get(tokenHash);
-    if (held && held.expiresAt > now) return held;
-    const token = await this.queries.findActiveAccessTokenByHash(tokenHash, now);
-    if (token) this.remember(token, period);
-    return token;
+  /** The held token of this hash, else what `load` reads from the database (then held). */
+  read(tokenHash: string, load: () => Promise<ActiveAccessTokenRow | null>): Promise<ActiveAccessTokenRow | null> {
+    return this.held.read(tokenHash, load);
   }
 
-  /** The trust period to pass to remember() for a row about to be read or written. */
-  trustPeriod(): number | undefined {
-    return this.held.period();
-  }
-
-  /**
-   * Holds a live token read or written while `period` was current, unless trust changed
-   * meanwhile (an event may have been lost) or the token was revoked meanwhile; never past its exp.
-   */
-  remember(token: ActiveAccessTokenRow, period: number | undefined): void {
-    this.held.hold(token.tokenHash, token, period, token.expiresAt.getTime() - Date.now());
+  /** Runs a statement that issues tokens and holds the access token it issued (`issued`: null for none). */
+  afterIssue<R>(issue: () => Promise<R>, issued: (result: R) => ActiveAccessTokenRow | null): Promise<R> {
+    return this.held.afterWrite(issue, (result) => {
+      const token = issued(result);
+      return token && { key: token.tokenHash, value: token };
+    });
   }
 
   /** Revoked: dropped at once, and kept out while lookups that began before are still under way. */

@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import { TOKEN_REVOKED_CHANNEL, type TokenRevokedEvent } from '@platform/contracts';
 import { EVENT_BUS, type EventBus } from '@platform/event-bus';
-import { ActiveAccessTokens } from '../token/active-access-tokens';
+import { ActiveAccessTokens } from './active-access-tokens';
 
 /**
  * Every auth-server instance hears the revocations every other one publishes (the same channel

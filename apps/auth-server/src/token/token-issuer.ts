@@ -4,95 +4,74 @@ import { randomUUID } from 'node:crypto';
 import { AUTH_CONFIG, type AuthConfig } from '../config/auth-config';
 import { generateOpaqueToken, hashToken } from '../crypto/tokens';
 import { SigningKeysService } from '../keys/signing-keys.service';
-import { ActiveAccessTokens } from './active-access-tokens';
 import { Clock } from './clock';
-import type { IssuedRow, NewTokens } from './token-queries';
+import type { IssuedGrant, NewTokens } from './token-rows';
 
-export interface IssuedTokens {
-  response: Omit<TokenResponse, 'id_token'>;
-  /** The resource owner of the grant the tokens belong to (the per-user limit). */
-  userId: string;
-  /** Present when `openid` is among the access scopes: the claims to sign. */
-  idTokenClaims?: Record<string, unknown>;
+/** New tokens of one response: the raw values (they exist in this response alone) and what is stored of them. */
+export interface MintedTokens {
+  accessToken: string;
+  refreshToken: string | undefined;
+  stored: NewTokens;
 }
 
-/** A statement that inserts the given tokens if its conditions hold (token-queries.ts), and says for which grant. */
-export type IssuingStatement = (tokens: NewTokens) => Promise<IssuedRow | null>;
+/** Minted tokens the storage stored, in `grant`. */
+export interface IssuedTokens {
+  minted: MintedTokens;
+  grant: IssuedGrant;
+}
 
 /**
- * Makes new token values, has an issuing statement store their hashes, and answers with the
- * raw values (they exist in this response alone). The new access token is held in memory at
- * once (ActiveAccessTokens): its first introspection needs no database read.
+ * Makes new token values for a grant to store (hashes only), and the token response (RFC 6749
+ * §5.1) once it has stored them, with an ID token when `openid` was granted.
  */
 @Injectable()
 export class TokenIssuer {
   constructor(
     @Inject(AUTH_CONFIG) private readonly config: AuthConfig,
     private readonly keys: SigningKeysService,
-    private readonly activeTokens: ActiveAccessTokens,
     // Optional: the unit specs' issuer runs on the system clock.
     @Optional() private readonly clock: Clock = new Clock(),
   ) {}
 
   /**
-   * Null when the statement issued nothing (its conditions did not hold). `refreshFamily`: the
-   * family id the new refresh token starts with (refresh-family.ts); null: no refresh token (a
-   * client not registered for the refresh_token grant).
+   * `refreshFamily`: the family id the new refresh token starts with (refresh-family.ts); null: no
+   * refresh token (a client not registered for the refresh_token grant).
    */
-  async issue(refreshFamily: string | null, statement: IssuingStatement): Promise<IssuedTokens | null> {
+  mint(refreshFamily: string | null): MintedTokens {
     const now = this.clock.now();
     const accessToken = generateOpaqueToken();
     const refreshToken = refreshFamily === null ? undefined : refreshFamily + generateOpaqueToken();
-    const tokens: NewTokens = {
-      now,
-      access: { id: randomUUID(), tokenHash: hashToken(accessToken), expiresAt: this.expiry(now, this.config.ttl.accessToken) },
-      refresh: refreshToken
-        ? { id: randomUUID(), tokenHash: hashToken(refreshToken), expiresAt: this.expiry(now, this.config.ttl.refreshToken) }
-        : null,
-    };
-    const period = this.activeTokens.trustPeriod();
-    const grant = await statement(tokens);
-    if (!grant) return null;
-    this.activeTokens.remember(
-      {
-        id: tokens.access.id,
-        tokenHash: tokens.access.tokenHash,
-        grantId: grant.grantId,
-        clientId: grant.clientId,
-        scope: grant.accessScope,
-        issuedAt: now,
-        expiresAt: tokens.access.expiresAt,
-        grant: { userId: grant.userId, schoolId: grant.schoolId, resource: grant.resource },
-      },
-      period,
-    );
-
-    const response: IssuedTokens['response'] = {
-      access_token: accessToken,
-      token_type: 'Bearer',
-      expires_in: this.config.ttl.accessToken,
-      ...(refreshToken ? { refresh_token: refreshToken } : {}),
-      scope: grant.accessScope,
-    };
-    if (!grant.accessScope.split(' ').includes('openid')) return { response, userId: grant.userId };
     return {
-      response,
-      userId: grant.userId,
-      idTokenClaims: {
-        iss: this.config.issuer,
-        sub: grant.userId,
-        aud: grant.clientId,
-        auth_time: Math.floor(grant.authTime.getTime() / 1000),
-        ...(grant.nonce ? { nonce: grant.nonce } : {}),
+      accessToken,
+      refreshToken,
+      stored: {
+        now,
+        access: { id: randomUUID(), tokenHash: hashToken(accessToken), expiresAt: this.expiry(now, this.config.ttl.accessToken) },
+        refresh: refreshToken
+          ? { id: randomUUID(), tokenHash: hashToken(refreshToken), expiresAt: this.expiry(now, this.config.ttl.refreshToken) }
+          : null,
       },
     };
   }
 
-  /** OpenID Connect Core §2: the ID token, RS256-signed with the active key. */
-  async withIdToken(issued: IssuedTokens): Promise<TokenResponse> {
-    if (!issued.idTokenClaims) return issued.response;
-    const idToken = await this.keys.sign(issued.idTokenClaims, this.config.ttl.accessToken);
-    return { ...issued.response, id_token: idToken };
+  /** The token response; OpenID Connect Core §2: the ID token, RS256-signed with the active key. */
+  async respond({ minted, grant }: IssuedTokens): Promise<TokenResponse> {
+    const response: TokenResponse = {
+      access_token: minted.accessToken,
+      token_type: 'Bearer',
+      expires_in: this.config.ttl.accessToken,
+      ...(minted.refreshToken ? { refresh_token: minted.refreshToken } : {}),
+      scope: grant.accessScope,
+    };
+    if (!grant.accessScope.split(' ').includes('openid')) return response;
+    const claims = {
+      iss: this.config.issuer,
+      sub: grant.userId,
+      aud: grant.clientId,
+      auth_time: Math.floor(grant.authTime.getTime() / 1000),
+      ...(grant.nonce ? { nonce: grant.nonce } : {}),
+    };
+    return { ...response, id_token: await this.keys.sign(claims, this.config.ttl.accessToken) };
   }
 
   private expiry(now: Date, seconds: number): Date {

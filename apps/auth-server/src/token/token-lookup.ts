@@ -1,10 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { hashToken } from '../crypto/tokens';
-import { ActiveAccessTokens } from './active-access-tokens';
-import { type ActiveAccessTokenRow, type RefreshTokenRow, TokenQueries } from './token-queries';
-import { TokensRepository } from './tokens.repository';
-
-type StoredAccessTokenWithUser = NonNullable<Awaited<ReturnType<TokensRepository['findAccessTokenByHash']>>>;
+import type { AccessTokenWithUser, ActiveAccessTokenRow, RefreshTokenRow } from './token-rows';
+import { TokenStore } from './token-store';
 
 export type ActiveToken =
   | { kind: 'access_token'; token: ActiveAccessTokenRow }
@@ -13,32 +10,26 @@ export type ActiveToken =
 /** Opaque tokens are bounded base64url strings; anything else cannot be one of ours. */
 const TOKEN_SHAPE = /^[A-Za-z0-9_-]{20,128}$/;
 
-/** Finds a live token: not expired, not revoked, its grant not revoked. */
+/** Finds a live token from its raw value: not expired, not revoked, its grant not revoked. */
 @Injectable()
 export class TokenLookup {
-  constructor(
-    private readonly tokens: TokensRepository,
-    private readonly queries: TokenQueries,
-    private readonly activeAccessTokens: ActiveAccessTokens,
-  ) {}
+  constructor(private readonly store: TokenStore) {}
 
   /** With its grant's user (userinfo). */
-  async findActiveAccessToken(raw: string, now = new Date()): Promise<StoredAccessTokenWithUser | null> {
+  async findActiveAccessToken(raw: string, now = new Date()): Promise<AccessTokenWithUser | null> {
     if (!TOKEN_SHAPE.test(raw)) return null;
-    const token = await this.tokens.findAccessTokenByHash(hashToken(raw));
-    if (!token || token.revokedAt || token.grant.revokedAt || token.expiresAt <= now) return null;
-    return token;
+    return this.store.findActiveAccessTokenWithUser(hashToken(raw), now);
   }
 
   /** As introspection answers it: from memory when held (ActiveAccessTokens). */
-  async findActiveAccessTokenState(raw: string): Promise<ActiveAccessTokenRow | null> {
+  async findActiveAccessTokenState(raw: string, now = new Date()): Promise<ActiveAccessTokenRow | null> {
     if (!TOKEN_SHAPE.test(raw)) return null;
-    return this.activeAccessTokens.findByHash(hashToken(raw));
+    return this.store.findActiveAccessToken(hashToken(raw), now);
   }
 
   async findActiveRefreshToken(raw: string, now = new Date()): Promise<RefreshTokenRow | null> {
     if (!TOKEN_SHAPE.test(raw)) return null;
-    const token = await this.queries.findRefreshTokenByHash(hashToken(raw));
+    const token = await this.store.findRefreshToken(hashToken(raw));
     if (!token || token.revokedAt || token.rotatedAt || token.grant.revokedAt || token.expiresAt <= now) return null;
     return token;
   }
@@ -49,7 +40,7 @@ export class TokenLookup {
    */
   async findRotatedRefreshToken(raw: string): Promise<RefreshTokenRow | null> {
     if (!TOKEN_SHAPE.test(raw)) return null;
-    const token = await this.queries.findRefreshTokenByHash(hashToken(raw));
+    const token = await this.store.findRefreshToken(hashToken(raw));
     if (!token || !token.rotatedAt || token.revokedAt || token.grant.revokedAt) return null;
     return token;
   }

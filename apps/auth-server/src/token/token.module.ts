@@ -1,20 +1,22 @@
 import { Module } from '@nestjs/common';
 import { AccountsModule } from '../accounts/accounts.module';
 import { RevocationPublisher } from '../events/revocation-publisher';
-import { RevocationSubscriber } from '../events/revocation-subscriber';
 import { KeysModule } from '../keys/keys.module';
 import { ActiveAccessTokens } from './active-access-tokens';
 import { Clock } from './clock';
 import { GrantRevoker } from './grant-revoker';
 import { AuthorizationCodeGrant } from './grants/authorization-code.grant';
+import { AUTHORIZATION_CODE_STORAGE } from './grants/authorization-code.storage';
 import { RefreshTokenGrant } from './grants/refresh-token.grant';
+import { REFRESH_TOKEN_STORAGE } from './grants/refresh-token.storage';
+import { RevocationSubscriber } from './revocation-subscriber';
 import { TokenController } from './token.controller';
 import { TokenEndpointLimits } from './token-endpoint-limits';
 import { TokenEndpointMetrics } from './token-endpoint-metrics';
 import { TokenIssuer } from './token-issuer';
 import { TokenLookup } from './token-lookup';
-import { TokenQueries } from './token-queries';
 import { TokenService } from './token.service';
+import { TokenStore } from './token-store';
 import { TokensRepository } from './tokens.repository';
 
 @Module({
@@ -24,8 +26,11 @@ import { TokensRepository } from './tokens.repository';
   providers: [
     TokenService,
     TokenIssuer,
+    TokenStore,
+    // Each grant sees its own narrow storage; one PostgreSQL implementation serves both.
+    { provide: AUTHORIZATION_CODE_STORAGE, useExisting: TokenStore },
+    { provide: REFRESH_TOKEN_STORAGE, useExisting: TokenStore },
     TokensRepository,
-    TokenQueries,
     TokenLookup,
     ActiveAccessTokens,
     RevocationSubscriber,

@@ -1,49 +1,44 @@
 import { Injectable } from '@nestjs/common';
 import { PrismaService } from '../database/prisma.service';
-
-const grantWithUser = { grant: { include: { user: true } } } as const;
+import { utc } from '../database/pg-pool';
 
 /**
- * The Prisma-side token queries: the rare ones (revocation, userinfo), which the clients CLI
- * also runs on its own PrismaClient. The hot paths are in token-queries.ts.
+ * Revocations in the token tables (RFC 7009, and a grant ended on replay or reuse), in SQL like
+ * the rest of the token storage (token-store.ts), sent through Prisma's connection: the clients
+ * CLI, which holds a PrismaClient only, runs the very same statements.
  */
 @Injectable()
 export class TokensRepository {
   constructor(private readonly prisma: PrismaService) {}
-
-  /** The access token with its grant and user (userinfo). */
-  findAccessTokenByHash(tokenHash: string) {
-    return this.prisma.accessToken.findUnique({ where: { tokenHash }, include: grantWithUser });
-  }
 
   /**
    * Revokes a grant with every token it produced, in one transaction. Returns the hashes of
    * the access tokens that were still live, for the revocation event.
    *
    * The grant row is updated first, in a statement of its own: it waits for any statement
-   * issuing tokens in this grant (they hold a share lock on it, token-queries.ts), and the
-   * next statement, with a snapshot taken after that one committed, revokes its tokens too.
-   * Statements issuing afterwards find the grant revoked and issue nothing.
+   * storing tokens in this grant (they hold a share lock on it, token-store.ts), and the next
+   * statements, with a snapshot taken after that one committed, revoke its tokens too.
+   * Statements storing tokens afterwards find the grant revoked and store nothing.
    */
-  async revokeGrant(grantId: string, now: Date): Promise<string[]> {
+  revokeGrant(grantId: string, now: Date): Promise<string[]> {
+    const at = utc(now);
     return this.prisma.$transaction(async (tx) => {
-      await tx.grant.updateMany({ where: { id: grantId, revokedAt: null }, data: { revokedAt: now } });
-      const revoked = await tx.accessToken.updateManyAndReturn({
-        where: { grantId, revokedAt: null },
-        data: { revokedAt: now },
-        select: { tokenHash: true, expiresAt: true },
-      });
-      await tx.refreshToken.updateMany({ where: { grantId, revokedAt: null }, data: { revokedAt: now } });
-      return revoked.filter((token) => token.expiresAt > now).map((token) => token.tokenHash);
+      await tx.$executeRaw`UPDATE grants SET revoked_at = ${at}::timestamp WHERE id = ${grantId} AND revoked_at IS NULL`;
+      const live = await tx.$queryRaw<{ token_hash: string }[]>`
+        WITH revoked AS (
+          UPDATE access_tokens SET revoked_at = ${at}::timestamp
+          WHERE grant_id = ${grantId} AND revoked_at IS NULL
+          RETURNING token_hash, expires_at
+        )
+        SELECT token_hash FROM revoked WHERE expires_at > ${at}::timestamp`;
+      await tx.$executeRaw`UPDATE refresh_tokens SET revoked_at = ${at}::timestamp WHERE grant_id = ${grantId} AND revoked_at IS NULL`;
+      return live.map((token) => token.token_hash);
     });
   }
 
   /** Revokes one access token; true when it was live. */
   async revokeAccessToken(tokenId: string, now: Date): Promise<boolean> {
-    const { count } = await this.prisma.accessToken.updateMany({
-      where: { id: tokenId, revokedAt: null },
-      data: { revokedAt: now },
-    });
+    const count = await this.prisma.$executeRaw`UPDATE access_tokens SET revoked_at = ${utc(now)}::timestamp WHERE id = ${tokenId} AND revoked_at IS NULL`;
     return count === 1;
   }
 }

@@ -12,12 +12,11 @@ import type { RegisteredClient } from '../../src/clients/clients.repository';
 import type { AuthConfig } from '../../src/config/auth-config';
 import { hashToken } from '../../src/crypto/tokens';
 import type { SigningKeysService } from '../../src/keys/signing-keys.service';
-import type { ActiveAccessTokens } from '../../src/token/active-access-tokens';
 import type { GrantRevoker } from '../../src/token/grant-revoker';
 import { TokenIssuer } from '../../src/token/token-issuer';
 import { TokenLookup } from '../../src/token/token-lookup';
-import type { ActiveAccessTokenRow, RefreshTokenRow, TokenQueries } from '../../src/token/token-queries';
-import type { TokensRepository } from '../../src/token/tokens.repository';
+import type { ActiveAccessTokenRow, RefreshTokenRow } from '../../src/token/token-rows';
+import type { TokenStore } from '../../src/token/token-store';
 
 export const ISSUER = 'https://platform.example';
 export const HOUR = 3600_000;
@@ -112,30 +111,22 @@ export function refreshTokenRow(raw: string, clientId: string, overrides: Partia
 }
 
 /**
- * The real TokenLookup over in-memory doubles of what lies below it: ActiveAccessTokens.findByHash
- * (live access tokens only, as the real one) and TokenQueries.findRefreshTokenByHash (any state),
- * each recording 'access' / 'refresh' in `calls`. `repository` is what the caller's service also
- * writes through (TokenLookup's reads never use it).
+ * The real TokenLookup over an in-memory double of the store below it: findActiveAccessToken
+ * (the live access tokens given) and findRefreshToken (any state), recording 'access' /
+ * 'refresh' in `calls`.
  */
-export function tokenLookupOver(
-  access: readonly ActiveAccessTokenRow[],
-  refresh: readonly RefreshTokenRow[],
-  calls: string[],
-  repository: Partial<TokensRepository> = {},
-): TokenLookup {
-  const activeAccessTokens: Pick<ActiveAccessTokens, 'findByHash'> = {
-    async findByHash(tokenHash) {
+export function tokenLookupOver(access: readonly ActiveAccessTokenRow[], refresh: readonly RefreshTokenRow[], calls: string[]): TokenLookup {
+  const store: Pick<TokenStore, 'findActiveAccessToken' | 'findRefreshToken'> = {
+    async findActiveAccessToken(tokenHash) {
       calls.push('access');
       return access.find((token) => token.tokenHash === tokenHash) ?? null;
     },
-  };
-  const queries: Pick<TokenQueries, 'findRefreshTokenByHash'> = {
-    async findRefreshTokenByHash(tokenHash) {
+    async findRefreshToken(tokenHash) {
       calls.push('refresh');
       return refresh.find((token) => token.tokenHash === tokenHash) ?? null;
     },
   };
-  return new TokenLookup(repository as TokensRepository, queries as TokenQueries, activeAccessTokens as ActiveAccessTokens);
+  return new TokenLookup(store as TokenStore);
 }
 
 // --- Grants --------------------------------------------------------------------------------
@@ -149,19 +140,20 @@ export function grantConfig(refreshReuseGraceSeconds = 30): AuthConfig {
   } satisfies Pick<AuthConfig, 'issuer' | 'apiResource' | 'ttl'> as AuthConfig;
 }
 
-/** The real TokenIssuer (pure) over doubles of the key service (signs 'signed-id-token') and the token cache. */
-export function tokenIssuerOver(config: AuthConfig, onRemember: () => void = () => undefined): TokenIssuer {
+/** The real TokenIssuer (pure) over a double of the key service (signs 'signed-id-token'). */
+export function tokenIssuerOver(config: AuthConfig): TokenIssuer {
   const keys: Pick<SigningKeysService, 'sign'> = { sign: async () => 'signed-id-token' };
-  const activeTokens: Pick<ActiveAccessTokens, 'trustPeriod' | 'remember'> = { trustPeriod: () => 1, remember: () => onRemember() };
-  return new TokenIssuer(config, keys as SigningKeysService, activeTokens as ActiveAccessTokens);
+  return new TokenIssuer(config, keys as SigningKeysService);
 }
 
-/** A GrantRevoker that records `revokeGrant <grantId> <reason>`; `onRevoke` lets a storage double follow. */
-export function recordingRevoker(calls: string[], onRevoke?: (grantId: string) => void): GrantRevoker {
-  const revoker: Pick<GrantRevoker, 'revokeGrant'> = {
+/** A GrantRevoker that records `revokeGrant <grantId> <reason>` and `revokeAccessToken <id>`. */
+export function recordingRevoker(calls: string[]): GrantRevoker {
+  const revoker: Pick<GrantRevoker, 'revokeGrant' | 'revokeAccessToken'> = {
     async revokeGrant(grantId, reason) {
       calls.push(`revokeGrant ${grantId} ${reason}`);
-      onRevoke?.(grantId);
+    },
+    async revokeAccessToken(token) {
+      calls.push(`revokeAccessToken ${token.id}`);
     },
   };
   return revoker as GrantRevoker;

@@ -10,10 +10,10 @@ import { PrivateRedis, waitFor } from '../../../../tools/test-support/private-re
 import { createTestDatabase, type TestDatabase } from '../../../../tools/test-support/test-database';
 import { generateOpaqueToken, hashToken } from '../../src/crypto/tokens';
 import type { PrismaService } from '../../src/database/prisma.service';
-import { RevocationSubscriber } from '../../src/events/revocation-subscriber';
 import { RevocationTrust } from '../../src/events/revocation-trust';
 import { ActiveAccessTokens } from '../../src/token/active-access-tokens';
-import { TokenQueries } from '../../src/token/token-queries';
+import { RevocationSubscriber } from '../../src/token/revocation-subscriber';
+import { TokenStore } from '../../src/token/token-store';
 import { databaseTestingModule, testClientData } from '../support/database-fixtures';
 
 jest.setTimeout(120_000);
@@ -31,10 +31,13 @@ afterAll(async () => {
 /** The auth server's token-state providers on a bus of the test's choosing. */
 async function tokenState(bus: EventBus) {
   const { moduleRef, prisma } = await databaseTestingModule(database, {
-    providers: [TokenQueries, RevocationTrust, ActiveAccessTokens, RevocationSubscriber],
+    providers: [TokenStore, RevocationTrust, ActiveAccessTokens, RevocationSubscriber],
     globals: [{ provide: EVENT_BUS, useValue: bus }],
   });
-  return { moduleRef, prisma, tokens: moduleRef.get(ActiveAccessTokens), trust: moduleRef.get(RevocationTrust) };
+  const store = moduleRef.get(TokenStore);
+  // The live access token as introspection reads it: memory first (ActiveAccessTokens), then the database.
+  const tokens = { findByHash: (hash: string, now = new Date()) => store.findActiveAccessToken(hash, now) };
+  return { moduleRef, prisma, tokens, trust: moduleRef.get(RevocationTrust) };
 }
 
 /** A live access token in the database; returns its hash. */

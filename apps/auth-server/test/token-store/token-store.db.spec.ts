@@ -1,20 +1,26 @@
 /**
- * The token endpoint's one-statement steps against a real database (PostgreSQL when
- * DATABASE_URL is set, the embedded one otherwise): parallel calls with one refresh token or
- * one code have exactly one winner, and a revocation racing with issuance never leaves a live
- * token of the revoked grant that its revocation event did not name. Rotations and code
- * exchanges go in batches (batch-while-in-flight.ts): the calls of one turn share a statement,
- * so these cases run both within one batch and across statements of their own.
+ * The token storage's single-use steps against a real database (PostgreSQL when DATABASE_URL is
+ * set, the embedded one otherwise): parallel calls with one refresh token or one code have exactly
+ * one winner, and a revocation racing with issuance never leaves a live token of the revoked
+ * grant that its revocation event did not name. Rotations and code exchanges go in batches
+ * (batch-while-in-flight.ts): the calls of one turn share a statement, so these cases run both
+ * within one batch and across statements of their own.
  */
 import type { TestingModule } from '@nestjs/testing';
+import { EVENT_BUS, LocalEventBus } from '@platform/event-bus';
 import { randomUUID } from 'node:crypto';
 import { type Pool, DatabaseError } from 'pg';
 import { createTestDatabase, type TestDatabase } from '../../../../tools/test-support/test-database';
 import { generateOpaqueToken, hashToken } from '../../src/crypto/tokens';
 import { PG_POOL } from '../../src/database/pg-pool';
 import type { PrismaService } from '../../src/database/prisma.service';
+import { RevocationTrust } from '../../src/events/revocation-trust';
+import { ActiveAccessTokens } from '../../src/token/active-access-tokens';
+import type { CodeExchange } from '../../src/token/grants/authorization-code.storage';
 import { challengeOf } from '../../src/token/grants/pkce';
-import { type NewTokens, TokenQueries } from '../../src/token/token-queries';
+import type { PresentedRefreshToken } from '../../src/token/grants/refresh-token.storage';
+import type { NewTokens } from '../../src/token/token-rows';
+import { TokenStore } from '../../src/token/token-store';
 import { TokensRepository } from '../../src/token/tokens.repository';
 import { databaseTestingModule, seedSchoolAndUser, testClientData } from '../support/database-fixtures';
 
@@ -32,18 +38,32 @@ function newTokens(withRefresh = true): NewTokens {
   };
 }
 
-describe('token statements (one statement per step, real database)', () => {
+/** A presentation of the refresh token `tokenHash` by `clientId`, within `scopes` when given. */
+function presentation(tokenHash: string, clientId = 'client-a', scopes?: string[]): PresentedRefreshToken {
+  return { tokenHash, clientId, requested: scopes ? { scopes, scope: scopes.join(' ') } : null, addressTag: 'a1b2' };
+}
+
+function exchangeOf(codeHash: string, verifier: string, overrides: Partial<CodeExchange> = {}): CodeExchange {
+  return { codeHash, clientId: 'client-a', redirectUri: 'http://127.0.0.1/cb', codeChallenge: challengeOf(verifier), ...overrides };
+}
+
+describe('token storage (one statement per single-use step, real database)', () => {
   let database: TestDatabase;
   let moduleRef: TestingModule;
   let prisma: PrismaService;
-  let queries: TokenQueries;
+  let store: TokenStore;
   let repository: TokensRepository;
   let pool: Pool;
+  /** Another process's store on the same database: statements of its own, nothing held in common. */
+  const anotherProcess = () => new TokenStore(pool, new ActiveAccessTokens(new RevocationTrust(new LocalEventBus())));
 
   beforeAll(async () => {
     database = await createTestDatabase('auth');
-    ({ moduleRef, prisma } = await databaseTestingModule(database, { providers: [TokenQueries, TokensRepository] }));
-    queries = moduleRef.get(TokenQueries);
+    ({ moduleRef, prisma } = await databaseTestingModule(database, {
+      providers: [TokenStore, TokensRepository, ActiveAccessTokens, RevocationTrust],
+      globals: [{ provide: EVENT_BUS, useValue: new LocalEventBus() }],
+    }));
+    store = moduleRef.get(TokenStore);
     repository = moduleRef.get(TokensRepository);
     pool = moduleRef.get(PG_POOL);
     await seedSchoolAndUser(prisma);
@@ -85,7 +105,7 @@ describe('token statements (one statement per step, real database)', () => {
     const grantId = await grant();
     const presented = await refreshToken(grantId);
     const results = await Promise.all(
-      Array.from({ length: PARALLEL }, () => queries.rotateRefreshTokenAndIssue(presented, 'client-a', null, newTokens())),
+      Array.from({ length: PARALLEL }, () => store.rotateRefreshToken(presentation(presented), newTokens())),
     );
     const winners = results.filter((row) => row !== null);
     expect(winners).toHaveLength(1);
@@ -98,8 +118,8 @@ describe('token statements (one statement per step, real database)', () => {
   it('of parallel rotations of one refresh token in statements of their own (one per process), exactly one rotates it', async () => {
     const grantId = await grant();
     const presented = await refreshToken(grantId);
-    const processes = Array.from({ length: PARALLEL }, () => new TokenQueries(pool));
-    const results = await Promise.all(processes.map((other) => other.rotateRefreshTokenAndIssue(presented, 'client-a', null, newTokens())));
+    const processes = Array.from({ length: PARALLEL }, anotherProcess);
+    const results = await Promise.all(processes.map((other) => other.rotateRefreshToken(presentation(presented), newTokens())));
     expect(results.filter((row) => row !== null)).toHaveLength(1);
     expect(await prisma.refreshToken.count({ where: { grantId } })).toBe(2);
     expect(await prisma.accessToken.count({ where: { grantId } })).toBe(1);
@@ -107,7 +127,7 @@ describe('token statements (one statement per step, real database)', () => {
 
   /**
    * The statements sent from here on, in order: 'batch' or 'alone' (a batch's grant locks are
-   * NOWAIT, token-queries.ts; statements go unnamed on the embedded PostgreSQL, so the text tells).
+   * NOWAIT, token-store.ts; statements go unnamed on the embedded PostgreSQL, so the text tells).
    */
   function statementsSent(): Array<'batch' | 'alone'> {
     const sent: Array<'batch' | 'alone'> = [];
@@ -124,28 +144,28 @@ describe('token statements (one statement per step, real database)', () => {
     const presented = await Promise.all(grants.map((grantId) => refreshToken(grantId)));
     const sent = statementsSent();
     const results = await Promise.all([
-      queries.rotateRefreshTokenAndIssue(presented[0] as string, 'client-a', { scopes: ['courses:read'], scope: 'courses:read' }, newTokens()),
-      queries.rotateRefreshTokenAndIssue(presented[1] as string, 'client-b', null, newTokens()),
-      queries.rotateRefreshTokenAndIssue(presented[2] as string, 'client-a', null, newTokens(false)),
-      queries.rotateRefreshTokenAndIssue(presented[0] as string, 'client-a', null, newTokens()),
+      store.rotateRefreshToken(presentation(presented[0] as string, 'client-a', ['courses:read']), newTokens()),
+      store.rotateRefreshToken(presentation(presented[1] as string, 'client-b'), newTokens()),
+      store.rotateRefreshToken(presentation(presented[2] as string), newTokens()),
+      store.rotateRefreshToken(presentation(presented[0] as string), newTokens()),
     ]);
     expect(sent).toEqual(['batch']);
-    const [narrowed, othersToken, withoutRefresh, sameTokenAgain] = results;
+    const [narrowed, othersToken, third, sameTokenAgain] = results;
     // The first token twice in the batch: rotated once, for either request, with that request's scope.
     expect([narrowed, sameTokenAgain].filter((row) => row !== null)).toHaveLength(1);
     const firstScope = narrowed ? 'courses:read' : 'openid courses:read';
     expect(narrowed ?? sameTokenAgain).toMatchObject({ grantId: grants[0], accessScope: firstScope });
     expect(othersToken).toBeNull();
-    expect(withoutRefresh).toMatchObject({ grantId: grants[2], accessScope: 'openid courses:read' });
+    expect(third).toMatchObject({ grantId: grants[2], accessScope: 'openid courses:read' });
     expect(await prisma.refreshToken.count({ where: { grantId: grants[0] } })).toBe(2);
     expect(await prisma.refreshToken.count({ where: { grantId: grants[1], rotatedAt: null } })).toBe(1);
-    expect(await prisma.refreshToken.count({ where: { grantId: grants[2] } })).toBe(1);
+    expect(await prisma.refreshToken.count({ where: { grantId: grants[2] } })).toBe(2);
     const issued = await prisma.accessToken.findMany({ where: { grantId: { in: grants } }, select: { grantId: true, scope: true, refreshTokenId: true } });
     expect(issued).toHaveLength(2);
     expect(issued).toEqual(
       expect.arrayContaining([
         { grantId: grants[0], scope: firstScope, refreshTokenId: expect.any(String) },
-        { grantId: grants[2], scope: 'openid courses:read', refreshTokenId: null },
+        { grantId: grants[2], scope: 'openid courses:read', refreshTokenId: expect.any(String) },
       ]),
     );
   });
@@ -160,8 +180,8 @@ describe('token statements (one statement per step, real database)', () => {
       await revocation.query('BEGIN');
       await revocation.query('UPDATE grants SET revoked_at = now() WHERE id = $1', [held]);
       const sent = statementsSent();
-      const onHeld = queries.rotateRefreshTokenAndIssue(heldToken, 'client-a', null, newTokens());
-      const onFree = queries.rotateRefreshTokenAndIssue(freeToken, 'client-a', null, newTokens());
+      const onHeld = store.rotateRefreshToken(presentation(heldToken), newTokens());
+      const onFree = store.rotateRefreshToken(presentation(freeToken), newTokens());
       expect(await onFree).toMatchObject({ grantId: free });
       expect(sent).toEqual(['batch', 'alone', 'alone']);
       await revocation.query('COMMIT');
@@ -179,8 +199,8 @@ describe('token statements (one statement per step, real database)', () => {
     const [good, bad] = [await code(grantId, verifier), await code(grantId, verifier)];
     const sent = statementsSent();
     const results = await Promise.allSettled([
-      queries.consumeCodeAndIssue(good, 'client-a', 'http://127.0.0.1/cb', challengeOf(verifier), newTokens()),
-      queries.consumeCodeAndIssue(bad, 'client-a', 'http://127.0.0.1/cb\u0000', challengeOf(verifier), newTokens()),
+      store.consumeCode(exchangeOf(good, verifier), newTokens()),
+      store.consumeCode(exchangeOf(bad, verifier, { redirectUri: 'http://127.0.0.1/cb\u0000' }), newTokens()),
     ]);
     expect(results[0]).toMatchObject({ status: 'fulfilled', value: { issued: { grantId } } });
     expect(results[1]).toMatchObject({ status: 'rejected', reason: expect.any(DatabaseError) });
@@ -192,17 +212,22 @@ describe('token statements (one statement per step, real database)', () => {
   it('rotates nothing for another client, a scope beyond the token, an expired or a rotated token', async () => {
     const grantId = await grant();
     const presented = await refreshToken(grantId);
-    expect(await queries.rotateRefreshTokenAndIssue(presented, 'client-b', null, newTokens())).toBeNull();
-    expect(await queries.rotateRefreshTokenAndIssue(presented, 'client-a', { scopes: ['openid', 'email'], scope: 'openid email' }, newTokens())).toBeNull();
+    expect(await store.rotateRefreshToken(presentation(presented, 'client-b'), newTokens())).toBeNull();
+    expect(await store.rotateRefreshToken(presentation(presented, 'client-a', ['openid', 'email']), newTokens())).toBeNull();
     expect((await prisma.refreshToken.findUnique({ where: { tokenHash: presented } }))?.rotatedAt).toBeNull();
 
-    const narrowed = await queries.rotateRefreshTokenAndIssue(presented, 'client-a', { scopes: ['courses:read'], scope: 'courses:read' }, newTokens());
+    const narrowed = await store.rotateRefreshToken(presentation(presented, 'client-a', ['courses:read']), newTokens());
     expect(narrowed?.accessScope).toBe('courses:read');
-    expect(await queries.rotateRefreshTokenAndIssue(presented, 'client-a', null, newTokens())).toBeNull();
+    expect(await prisma.refreshToken.findUnique({ where: { tokenHash: presented } })).toMatchObject({ rotatedAt: expect.any(Date), rotationAddressTag: 'a1b2' });
+    expect(await store.rotateRefreshToken(presentation(presented), newTokens())).toBeNull();
 
     const expired = await refreshToken(grantId);
     await prisma.refreshToken.update({ where: { tokenHash: expired }, data: { expiresAt: new Date(Date.now() - 1000) } });
-    expect(await queries.rotateRefreshTokenAndIssue(expired, 'client-a', null, newTokens())).toBeNull();
+    expect(await store.rotateRefreshToken(presentation(expired), newTokens())).toBeNull();
+
+    const revoked = await refreshToken(grantId);
+    await prisma.refreshToken.update({ where: { tokenHash: revoked }, data: { revokedAt: new Date() } });
+    expect(await store.rotateRefreshToken(presentation(revoked), newTokens())).toBeNull();
     expect(await prisma.accessToken.count({ where: { grantId } })).toBe(1);
   });
 
@@ -212,7 +237,7 @@ describe('token statements (one statement per step, real database)', () => {
     const codeHash = await code(grantId, verifier);
     const results = await Promise.all(
       Array.from({ length: PARALLEL }, () =>
-        queries.consumeCodeAndIssue(codeHash, 'client-a', 'http://127.0.0.1/cb', challengeOf(verifier), newTokens()),
+        store.consumeCode(exchangeOf(codeHash, verifier), newTokens()),
       ),
     );
     expect(results.filter((row) => row !== null)).toHaveLength(1);
@@ -225,16 +250,17 @@ describe('token statements (one statement per step, real database)', () => {
     const grantId = await grant();
     const verifier = 'w'.repeat(43);
     const wrongVerifier = await code(grantId, verifier);
-    const refused = await queries.consumeCodeAndIssue(wrongVerifier, 'client-a', 'http://127.0.0.1/cb', challengeOf('x'.repeat(43)), newTokens());
+    const refused = await store.consumeCode(exchangeOf(wrongVerifier, 'x'.repeat(43)), newTokens());
     expect(refused).toMatchObject({ issued: null, redirectUri: 'http://127.0.0.1/cb', codeChallenge: challengeOf(verifier) });
     // Used up: the right verifier comes too late.
-    expect(await queries.consumeCodeAndIssue(wrongVerifier, 'client-a', 'http://127.0.0.1/cb', challengeOf(verifier), newTokens())).toBeNull();
+    expect(await store.consumeCode(exchangeOf(wrongVerifier, verifier), newTokens())).toBeNull();
 
     const wrongRedirect = await code(grantId, verifier);
-    expect((await queries.consumeCodeAndIssue(wrongRedirect, 'client-a', 'http://127.0.0.1/other', challengeOf(verifier), newTokens()))?.issued).toBeNull();
+    expect((await store.consumeCode(exchangeOf(wrongRedirect, verifier, { redirectUri: 'http://127.0.0.1/other' }), newTokens()))?.issued).toBeNull();
     // Another client's code is not consumed.
     const others = await code(grantId, verifier);
-    expect(await queries.consumeCodeAndIssue(others, 'client-b', 'http://127.0.0.1/cb', challengeOf(verifier), newTokens())).toBeNull();
+    expect(await store.consumeCode(exchangeOf(others, verifier, { clientId: 'client-b' }), newTokens())).toBeNull();
+    expect(await store.findCodeOwner(others)).toEqual({ clientId: 'client-a', grantId });
     expect((await prisma.authorizationCode.findUnique({ where: { codeHash: others } }))?.consumedAt).toBeNull();
     expect(await prisma.accessToken.count({ where: { grantId } })).toBe(0);
   });
@@ -243,9 +269,10 @@ describe('token statements (one statement per step, real database)', () => {
     const grantId = await grant();
     const tokens = newTokens(false);
     const codeHash = await code(grantId, 'z'.repeat(43));
-    const consumed = await queries.consumeCodeAndIssue(codeHash, 'client-a', 'http://127.0.0.1/cb', challengeOf('z'.repeat(43)), tokens);
+    const consumed = await store.consumeCode(exchangeOf(codeHash, 'z'.repeat(43)), tokens);
     expect(consumed?.issued).not.toBeNull();
-    const found = await queries.findActiveAccessTokenByHash(tokens.access.tokenHash, new Date());
+    // Read back by another process: from the database, not from what this one holds.
+    const found = await anotherProcess().findActiveAccessToken(tokens.access.tokenHash, new Date());
     expect(found).toMatchObject({ id: tokens.access.id, grantId, clientId: 'client-a', scope: 'openid courses:read' });
     expect(found?.expiresAt.getTime()).toBe(tokens.access.expiresAt.getTime());
     expect(found?.issuedAt.getTime()).toBe(tokens.now.getTime());
@@ -253,7 +280,11 @@ describe('token statements (one statement per step, real database)', () => {
     const viaPrisma = await prisma.accessToken.findUnique({ where: { tokenHash: tokens.access.tokenHash } });
     expect(viaPrisma?.expiresAt.getTime()).toBe(tokens.access.expiresAt.getTime());
     expect(viaPrisma?.refreshTokenId).toBeNull();
-    expect(await queries.findActiveAccessTokenByHash(tokens.access.tokenHash, new Date(tokens.access.expiresAt.getTime() + 1))).toBeNull();
+    expect(await anotherProcess().findActiveAccessToken(tokens.access.tokenHash, new Date(tokens.access.expiresAt.getTime() + 1))).toBeNull();
+    expect(await store.findActiveAccessTokenWithUser(tokens.access.tokenHash, new Date())).toEqual({
+      scope: 'openid courses:read',
+      grant: { user: { id: 'u1', name: 'U', email: 'u1@x.test', emailVerified: false, schoolId: 's1', role: 'owner' } },
+    });
   });
 
   it('a grant revoked while tokens are being issued in it keeps no live token its revocation did not name', async () => {
@@ -264,7 +295,7 @@ describe('token statements (one statement per step, real database)', () => {
         repository.revokeGrant(grantId, new Date()),
         ...presented.map(async (hash) => {
           const tokens = newTokens();
-          return (await queries.rotateRefreshTokenAndIssue(hash, 'client-a', null, tokens)) ? tokens.access.tokenHash : null;
+          return (await store.rotateRefreshToken(presentation(hash), tokens)) ? tokens.access.tokenHash : null;
         }),
       ]);
       // Every access token that was issued is revoked, and named in the event.
@@ -274,7 +305,7 @@ describe('token statements (one statement per step, real database)', () => {
       expect(await prisma.accessToken.count({ where: { grantId, revokedAt: null } })).toBe(0);
       expect(await prisma.refreshToken.count({ where: { grantId, revokedAt: null } })).toBe(0);
       // Issuing after the revocation: nothing.
-      expect(await queries.issueForGrant(grantId, 'openid', 'openid', newTokens())).toBeNull();
+      expect(await store.issueInGrant(grantId, { refresh: 'openid', access: 'openid' }, newTokens())).toBeNull();
     }
   });
 });

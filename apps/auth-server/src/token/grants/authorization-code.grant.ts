@@ -11,7 +11,7 @@ import { GrantRevoker } from '../grant-revoker';
 import { newRefreshFamily } from '../refresh-family';
 import { TokenEndpointLimits } from '../token-endpoint-limits';
 import { TokenIssuer } from '../token-issuer';
-import { type ConsumedCodeRow, TokenQueries } from '../token-queries';
+import { AUTHORIZATION_CODE_STORAGE, type AuthorizationCodeStorage } from './authorization-code.storage';
 import type { GrantHandler } from './grant-handler';
 import { challengeOf, isWellFormedVerifier, verifierMatchesChallenge } from './pkce';
 import { AUTHORIZATION_CODE_GRANT, REFRESH_TOKEN_GRANT } from './supported-grant-types';
@@ -20,11 +20,11 @@ import { UnmatchedGrantError } from './unmatched-grant.error';
 const INVALID = 'The authorization code is invalid, expired or already used';
 
 /**
- * RFC 6749 §4.1.3 with PKCE (RFC 7636 §4.5–4.6). The usual request is one statement: consume
- * the code and issue the tokens (TokenQueries.consumeCodeAndIssue); when that issues nothing,
- * what it returned (or the code's owner) says why. A code that matches nothing of the client's,
- * or whose verifier or redirect_uri does not match, is an UnmatchedGrantError (counted against
- * the caller's address); a known code used again or too late is not.
+ * RFC 6749 §4.1.3 with PKCE (RFC 7636 §4.5–4.6). The usual request is one step of its storage:
+ * consume the code and store the new tokens (AuthorizationCodeStorage.consumeCode); when that
+ * stores nothing, what it returned (or the code's owner) says why. A code that matches nothing of
+ * the client's, or whose verifier or redirect_uri does not match, is an UnmatchedGrantError
+ * (counted against the caller's address); a known code used again or too late is not.
  */
 @Injectable()
 export class AuthorizationCodeGrant implements GrantHandler {
@@ -32,7 +32,7 @@ export class AuthorizationCodeGrant implements GrantHandler {
 
   constructor(
     @Inject(AUTH_CONFIG) private readonly config: AuthConfig,
-    private readonly queries: TokenQueries,
+    @Inject(AUTHORIZATION_CODE_STORAGE) private readonly storage: AuthorizationCodeStorage,
     private readonly issuer: TokenIssuer,
     private readonly revoker: GrantRevoker,
     private readonly limits: TokenEndpointLimits,
@@ -53,24 +53,21 @@ export class AuthorizationCodeGrant implements GrantHandler {
     }
 
     const codeHash = hashToken(code);
-    const consumption: { code: ConsumedCodeRow | null } = { code: null };
     // A new grant: its refresh tokens start a family of their own (refresh-family.ts).
     const family = client.grantTypes.includes(REFRESH_TOKEN_GRANT) ? newRefreshFamily() : null;
-    const issued = await this.issuer.issue(family, async (tokens) => {
-      // RFC 6749 §4.1.2: "The client MUST NOT use the authorization code more than once." One
-      // statement consumes it (of parallel ones, exactly one) and issues when the checks pass.
-      consumption.code = await this.queries.consumeCodeAndIssue(codeHash, client.id, redirectUri, challengeOf(verifier), tokens);
-      return consumption.code?.issued ?? null;
-    });
-    if (issued) {
-      this.limits.issued(family ?? undefined, issued.userId);
-      return this.issuer.withIdToken(issued);
+    const minted = this.issuer.mint(family);
+    // RFC 6749 §4.1.2: "The client MUST NOT use the authorization code more than once." Of
+    // parallel exchanges of one code exactly one consumes it; the tokens are stored with it when
+    // the checks pass.
+    const consumed = await this.storage.consumeCode({ codeHash, clientId: client.id, redirectUri, codeChallenge: challengeOf(verifier) }, minted.stored);
+    if (consumed?.issued) {
+      this.limits.issued(family ?? undefined, consumed.issued.userId);
+      return this.issuer.respond({ minted, grant: consumed.issued });
     }
 
-    const consumed = consumption.code;
     if (!consumed) {
       // RFC 6749 §4.1.3: "ensure that the authorization code was issued to the authenticated client".
-      const stored = await this.queries.findCodeClientByHash(codeHash);
+      const stored = await this.storage.findCodeOwner(codeHash);
       if (!stored || stored.clientId !== client.id) throw new UnmatchedGrantError(INVALID);
       // RFC 9700 §4.5 / RFC 6749 §4.1.2: "If an authorization code is used more than once,
       // the authorization server MUST deny the request and SHOULD revoke (when possible) all

@@ -14,8 +14,9 @@ import { rotationAddressTag } from '../rotation-address';
 import { TokenEndpointLimits } from '../token-endpoint-limits';
 import { TokenEndpointMetrics } from '../token-endpoint-metrics';
 import { type IssuedTokens, TokenIssuer } from '../token-issuer';
-import { type RefreshTokenRow, TokenQueries } from '../token-queries';
+import type { RefreshTokenRow } from '../token-rows';
 import type { GrantContext, GrantHandler } from './grant-handler';
+import { REFRESH_TOKEN_STORAGE, type RefreshTokenStorage } from './refresh-token.storage';
 import { decideRefresh, type ReusePolicy } from './refresh-reuse';
 import { REFRESH_TOKEN_GRANT } from './supported-grant-types';
 import { UnmatchedGrantError } from './unmatched-grant.error';
@@ -37,8 +38,8 @@ interface RefreshRequest {
 
 /**
  * RFC 6749 §6 with refresh token rotation (RFC 9700 §4.14.2), a short reuse window and the
- * stale sessions of agent CLIs (refresh-reuse.ts). The usual request is one statement: rotate
- * the current token and issue its successor pair (TokenQueries.rotateRefreshTokenAndIssue).
+ * stale sessions of agent CLIs (refresh-reuse.ts). The usual request is one step of its storage:
+ * rotate the current token and store its successor pair (RefreshTokenStorage.rotateRefreshToken).
  * When that rotates nothing, the token's committed state says why, checked in the order of §6.
  * A grant over its budget is refused before anything rotates (TokenEndpointLimits).
  */
@@ -50,7 +51,7 @@ export class RefreshTokenGrant implements GrantHandler {
 
   constructor(
     @Inject(AUTH_CONFIG) private readonly config: AuthConfig,
-    private readonly queries: TokenQueries,
+    @Inject(REFRESH_TOKEN_STORAGE) private readonly storage: RefreshTokenStorage,
     private readonly issuer: TokenIssuer,
     private readonly revoker: GrantRevoker,
     private readonly limits: TokenEndpointLimits,
@@ -78,8 +79,8 @@ export class RefreshTokenGrant implements GrantHandler {
     // Before the rotation: a refused grant keeps its current token for its next try.
     this.limits.admitRefresh(presentedFamily);
     const issued = (this.mayRotateAtOnce(request) ? await this.rotate(client, request) : null) ?? (await this.afterNoRotation(client, request));
-    this.limits.issued(request.family, issued.userId);
-    return this.issuer.withIdToken(issued);
+    this.limits.issued(request.family, issued.grant.userId);
+    return this.issuer.respond(issued);
   }
 
   /** A request the token's state alone can refuse: its scope is not empty and its resources are ours. */
@@ -96,20 +97,26 @@ export class RefreshTokenGrant implements GrantHandler {
   }
 
   /**
-   * The atomic step: of parallel requests with one token, exactly one rotates it. The others
-   * wait on the row, then find it rotated and get null (then the reuse rules).
+   * The single-use step: of parallel requests with one token, exactly one rotates it. The others
+   * find it rotated and get null (then the reuse rules).
    */
-  private rotate(client: RegisteredClient, request: RefreshRequest): Promise<IssuedTokens | null> {
-    const requested = request.requestedScopes && { scopes: request.requestedScopes, scope: formatScopes(request.requestedScopes) };
-    const addressTag = rotationAddressTag(request.presentedHash, request.address);
-    return this.issuer.issue(request.family, (tokens) =>
-      this.queries.rotateRefreshTokenAndIssue(request.presentedHash, client.id, requested, tokens, addressTag),
+  private async rotate(client: RegisteredClient, request: RefreshRequest): Promise<IssuedTokens | null> {
+    const minted = this.issuer.mint(request.family);
+    const grant = await this.storage.rotateRefreshToken(
+      {
+        tokenHash: request.presentedHash,
+        clientId: client.id,
+        requested: request.requestedScopes && { scopes: request.requestedScopes, scope: formatScopes(request.requestedScopes) },
+        addressTag: rotationAddressTag(request.presentedHash, request.address),
+      },
+      minted.stored,
     );
+    return grant && { minted, grant };
   }
 
   /** Nothing rotated: the token's committed state, checked in the order of §6, says what to answer. */
   private async afterNoRotation(client: RegisteredClient, request: RefreshRequest): Promise<IssuedTokens> {
-    const stored = await this.queries.findRefreshTokenByHash(request.presentedHash);
+    const stored = await this.storage.findRefreshToken(request.presentedHash);
     // §6: the server MUST "validate the refresh token" and check it was issued to this client.
     if (!stored || stored.clientId !== client.id) throw new UnmatchedGrantError(INVALID);
     if (stored.revokedAt || stored.grant.revokedAt) throw new InvalidGrantError(INVALID, 'revoked');
@@ -130,10 +137,9 @@ export class RefreshTokenGrant implements GrantHandler {
     if (decision === 'grace') {
       // §6: the new refresh token keeps "identical" scope to the one it replaces. In the reuse
       // window, a sibling pair of the same grant: the successor issued first stays valid.
-      const sibling = await this.issuer.issue(request.family, (tokens) =>
-        this.queries.issueForGrant(stored.grantId, stored.scope, formatScopes(accessScopes), tokens),
-      );
-      if (sibling) return sibling;
+      const minted = this.issuer.mint(request.family);
+      const grant = await this.storage.issueInGrant(stored.grantId, { refresh: stored.scope, access: formatScopes(accessScopes) }, minted.stored);
+      if (grant) return { minted, grant };
       throw new InvalidGrantError(INVALID, 'grant revoked meanwhile');
     }
     if (decision === 'stale') {

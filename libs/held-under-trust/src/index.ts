@@ -1,0 +1,1 @@
+export { HeldUnderTrust, type HeldUnderTrustOptions, type TrustJudge } from './held-under-trust';
