@@ -1,14 +1,17 @@
 import { Injectable } from '@nestjs/common';
 import { PassportStrategy } from '@nestjs/passport';
+import { InvalidRequestError } from '@platform/oauth-errors';
 import { Strategy } from 'passport-http-bearer';
+import { isB64Token, MALFORMED_BEARER_HEADER } from './bearer-header';
 import type { TokenPrincipal } from './principal';
 import { TokenValidator } from './token-validator';
 
 export const BEARER_STRATEGY = 'platform-bearer';
 
 /**
- * passport-http-bearer reads the RFC 6750 §2.1 header; validation is introspection through
- * the cache. Errors thrown here (invalid_token, 503) reach the guard unchanged.
+ * passport-http-bearer reads the RFC 6750 §2.1 header (`Bearer <token>`, the scheme
+ * case-insensitive); validation is introspection through the cache. Errors thrown here
+ * (invalid_request, invalid_token, 503) reach the guard unchanged.
  */
 @Injectable()
 export class BearerStrategy extends PassportStrategy(Strategy, BEARER_STRATEGY) {
@@ -17,6 +20,8 @@ export class BearerStrategy extends PassportStrategy(Strategy, BEARER_STRATEGY) 
   }
 
   validate(token: string): Promise<TokenPrincipal> {
+    // RFC 6750 §2.1: the credentials are a b64token; passport-http-bearer takes any text.
+    if (!isB64Token(token)) throw new InvalidRequestError(MALFORMED_BEARER_HEADER);
     return this.validator.validate(token);
   }
 }

@@ -91,7 +91,8 @@ const JOINED_MS = JOIN_WAIT_MS + 1_500;
 
     await stop(restarts);
     stub.tokens.delete(revoked);
-    expect(await publishRevocation(redis.url, revoked)).toBeGreaterThan(0);
+    // Heard by the one replica still running.
+    expect(await publishRevocation(redis.url, revoked)).toBe(1);
     const again = await start('restarted');
     expect(await status(again, revoked)).toBe(401);
     expect(await status(stays, revoked)).toBe(401);
