@@ -204,8 +204,8 @@ describe('metrics', () => {
   });
 
   it('count HTTP requests by route pattern and status', () => {
-    expect(text).toContain('http_requests_total{method="POST",route="/api/oauth/token",status="200"} 2');
-    expect(text).toContain('http_requests_total{method="POST",route="/api/oauth/token",status="400"} 1');
+    expect(text).toContain('http_request_duration_seconds_count{method="POST",route="/api/oauth/token",status="200"} 2');
+    expect(text).toContain('http_request_duration_seconds_count{method="POST",route="/api/oauth/token",status="400"} 1');
     expect(text).toMatch(/http_request_duration_seconds_bucket\{le="0\.1",method="POST",route="\/api\/oauth\/token",status="200"\}/);
     expect(text).toContain('process_cpu_user_seconds_total');
     expect(text).not.toContain('route="/metrics"');

@@ -127,9 +127,9 @@ describe('metrics', () => {
   });
 
   it('label HTTP requests with route patterns and leave probes out', () => {
-    expect(text).toContain('http_requests_total{method="GET",route="/api/v1/students",status="200"} 2');
-    expect(text).toContain('http_requests_total{method="GET",route="/api/v1/students",status="401"} 1');
-    expect(text).toContain('http_requests_total{method="GET",route="/api/v1/courses/:courseId",status="404"} 1');
+    expect(text).toContain('http_request_duration_seconds_count{method="GET",route="/api/v1/students",status="200"} 2');
+    expect(text).toContain('http_request_duration_seconds_count{method="GET",route="/api/v1/students",status="401"} 1');
+    expect(text).toContain('http_request_duration_seconds_count{method="GET",route="/api/v1/courses/:courseId",status="404"} 1');
     expect(text).not.toContain('no-such-course');
     expect(text).not.toContain('route="/healthz"');
   });

@@ -11,22 +11,11 @@ const OUTCOMES: IntrospectionOutcome[] = ['active', 'inactive', 'error'];
  * validated (libs/bearer-auth reports through BearerAuthMetrics).
  */
 export class ResourceMetrics extends ServiceMetrics implements BearerAuthMetrics {
-  /**
-   * Lookups since the last scrape, as plain numbers: every bearer request makes one, and
-   * prom-client's inc() (it hashes the labels on each call) measured 0.6–1.2 µs of it inside the
-   * server (issue 12). The counter adds them when it is collected.
-   */
-  private readonly uncountedLookups: Record<(typeof LAYERS)[number], Record<(typeof RESULTS)[number], number>> = {
-    memory: { hit: 0, miss: 0 },
-    redis: { hit: 0, miss: 0 },
-  };
-
   private readonly cacheLookups = new Counter({
     name: 'introspection_cache_total',
     help: 'Lookups of a token’s introspection answer, by cache layer (memory: in-process LRU; redis: shared) and result',
     labelNames: ['layer', 'result'] as const,
     registers: [this.registry],
-    collect: () => this.countLookups(),
   });
 
   private readonly introspections = new Counter({
@@ -44,18 +33,7 @@ export class ResourceMetrics extends ServiceMetrics implements BearerAuthMetrics
   }
 
   cacheLookup(layer: (typeof LAYERS)[number], result: (typeof RESULTS)[number]): void {
-    this.uncountedLookups[layer][result] += 1;
-  }
-
-  private countLookups(): void {
-    for (const layer of LAYERS) {
-      for (const result of RESULTS) {
-        const lookups = this.uncountedLookups[layer][result];
-        if (lookups === 0) continue;
-        this.uncountedLookups[layer][result] = 0;
-        this.cacheLookups.inc({ layer, result }, lookups);
-      }
-    }
+    this.cacheLookups.inc({ layer, result });
   }
 
   introspection(outcome: IntrospectionOutcome): void {
