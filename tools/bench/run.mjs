@@ -20,6 +20,7 @@
 //   BENCH_NODE_ARGS_AUTH_SERVER, …_RESOURCE_SERVER, …_GATEWAY, …_OIDC_PROVIDER, …_FLOOR: extra node flags
 //                       for that process, space-separated (e.g. "--trace-gc --trace-gc-nvp")
 import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -265,6 +266,29 @@ async function mintAccessTokens(ctx, count) {
   if (tokens.length < count) throw new Error(`minted ${tokens.length} of ${count} access tokens (${result.sampleUnexpected ?? 'chains broke'})`);
   ctx.prepSeconds += (performance.now() - started) / 1000;
   return tokens;
+}
+
+/**
+ * The two write cases: one course per request (slugs are unique per school, so each request
+ * takes a fresh one), a draft or published. The token has courses:write (minted once).
+ */
+async function courseWrite(ctx, id, seconds, warmup, published) {
+  if (!ctx.writeToken) {
+    const [code] = await prepareCodes({ agent: ctx.agent, clientId: ctx.client.client_id, challenge: ctx.pkce.challenge, count: 1, scope: 'courses:write' });
+    ctx.writeToken = (await exchangeCode(ctx.platform.urls.auth, { clientId: ctx.client.client_id, code, verifier: ctx.pkce.verifier })).access_token;
+  }
+  const slugs = Array.from({ length: poolSize(ctx, id, seconds, warmup) }, () => `bench-${randomBytes(8).toString('hex')}`);
+  return {
+    target: ctx.platform.urls.resource,
+    request: {
+      method: 'POST',
+      path: '/api/v1/courses',
+      headers: { authorization: `Bearer ${ctx.writeToken}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ title: 'Bench course', slug: '{item}', price_cents: 1000, published }),
+    },
+    items: { file: itemsFile(ctx, id, slugs), mode: 'once' },
+    expect: { status: [201], bodyIncludes: '"slug"' },
+  };
 }
 
 async function opAccessTokens(ctx, count) {
@@ -539,6 +563,20 @@ const CASES = [
         expect: { status: [200], bodyIncludes: '"access_token"' },
       };
     },
+  },
+  {
+    id: 'rs-write-plain',
+    title: 'resource server, POST /api/v1/courses, a draft (one INSERT, no event): the write before issue 31',
+    service: 'resource',
+    pool: true,
+    spec: async (ctx, seconds, _round, warmup) => courseWrite(ctx, 'rs-write-plain', seconds, warmup, false),
+  },
+  {
+    id: 'rs-write-event',
+    title: 'resource server, POST /api/v1/courses published: the same INSERT and its course.published outbox row, in one transaction',
+    service: 'resource',
+    pool: true,
+    spec: async (ctx, seconds, _round, warmup) => courseWrite(ctx, 'rs-write-event', seconds, warmup, true),
   },
   {
     id: 'register',

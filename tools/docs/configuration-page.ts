@@ -3,7 +3,7 @@ import { basename, join } from 'node:path';
 import { DockerfileParser, type Env } from 'dockerfile-ast';
 import type { z } from 'zod';
 import {
-  CLIENTS_CLI,
+  CLIS,
   type HandProcess,
   type HandVariable,
   LAUNCHER,
@@ -227,7 +227,7 @@ export function renderConfigurationPage(): string {
     ...SERVICES.map((definition) => definition.heading),
     MIGRATION_JOB.heading,
     LAUNCHER.heading,
-    CLIENTS_CLI.heading,
+    ...CLIS.map((cli) => cli.heading),
     'Variables of the deployment files',
   ];
   const sections = [
@@ -242,7 +242,7 @@ export function renderConfigurationPage(): string {
     ...SERVICES.map(serviceSection),
     handSection(MIGRATION_JOB),
     handSection(LAUNCHER),
-    handSection(CLIENTS_CLI),
+    ...CLIS.map(handSection),
     DEPLOYMENT_FILES,
   ];
   return `${sections.join('\n\n')}\n`;

@@ -100,7 +100,10 @@ export const SERVICES: readonly ServiceDefinition[] = [
     service: 'resource-server',
     heading: 'The resource server (`resource-server`)',
     intro: 'The course-platform API, `/mcp` and the agent documents; it learns about tokens by introspection.',
-    schemas: [{ file: 'apps/resource-server/src/config/resource-config.ts', exportName: 'EnvSchema' }],
+    schemas: [
+      { file: 'apps/resource-server/src/config/resource-config.ts', exportName: 'EnvSchema' },
+      { file: 'apps/resource-server/src/config/events-config.ts', exportName: 'EventsEnvSchema' },
+    ],
     loader: { file: 'apps/resource-server/src/config/resource-config.ts', exportName: 'loadResourceConfig' },
     dockerfile: 'apps/resource-server/Dockerfile',
     extras: [
@@ -239,3 +242,23 @@ export const CLIENTS_CLI: HandProcess = {
     },
   ],
 };
+
+/** apps/resource-server/src/cli: `npm run events`, the staff tool for security events and webhook deliveries. */
+export const EVENTS_CLI: HandProcess = {
+  heading: 'The `events` CLI (`npm run events`)',
+  intro: 'The staff tool for every school\'s security events and webhook deliveries ([The resource server and MCP](resource-server-and-mcp.md)). It finds the resource server\'s database the way the launcher does.',
+  sources: ['apps/resource-server/src/cli/events-cli.ts', 'apps/resource-server/src/cli/database.ts'],
+  variables: [
+    { name: 'RESOURCE_DATABASE_URL', fallback: 'unset', values: 'URL', description: 'The resource server\'s database, as is.' },
+    { name: 'DATABASE_URL', fallback: 'unset', values: 'URL', description: 'Without `RESOURCE_DATABASE_URL`: a PostgreSQL server whose database name plus `_resource` is the one `npm start` uses there.' },
+    {
+      name: 'PLATFORM_DATA_DIR',
+      fallback: '`.data` in the repository',
+      values: 'directory',
+      description: 'Without either URL: the embedded database there, migrated first. The CLI takes the launcher\'s lock and refuses to run while `npm start` holds it.',
+    },
+  ],
+};
+
+/** The staff CLIs, each with its hand-written table. */
+export const CLIS: HandProcess[] = [CLIENTS_CLI, EVENTS_CLI];

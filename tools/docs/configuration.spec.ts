@@ -1,6 +1,6 @@
 import { readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { CLIENTS_CLI, type HandProcess, LAUNCHER, MIGRATION_JOB, SERVICES, type ServiceDefinition } from './configuration-processes';
+import { CLIENTS_CLI, CLIS, EVENTS_CLI, type HandProcess, LAUNCHER, MIGRATION_JOB, SERVICES, type ServiceDefinition } from './configuration-processes';
 import { loadWorkspaceModule, PAGE, readWorkspaceFile, REGENERATE, renderConfigurationPage, serviceFields, WORKSPACE } from './configuration-page';
 import { environmentReads } from './environment-reads';
 
@@ -163,15 +163,16 @@ describe('every variable a process reads is on the page', () => {
       .filter((folder) => statSync(join(WORKSPACE, folder), { throwIfNoEntry: false })?.isDirectory())
       .flatMap(sourceFiles);
 
-  it('apps/*/src and libs/*/src read only the services\' variables, the clients CLI\'s and those listed as no configuration', () => {
+  it('apps/*/src and libs/*/src read only the services\' variables, the staff CLIs\' and those listed as no configuration', () => {
     const documented = new Set([
       ...SERVICES.flatMap((definition) => [...serviceFields(definition).keys(), ...definition.extras.map((extra) => extra.name)]),
       ...Object.keys(NOT_CONFIGURATION),
     ]);
-    const cli = new Set(CLIENTS_CLI.variables.map((variable) => variable.name));
+    const readByCli = (file: string, name: string) =>
+      CLIS.some((cli) => cli.sources.includes(file) && cli.variables.some((variable) => variable.name === name));
     const undocumented = serviceSources().flatMap((file) =>
       readsOf(file)
-        .filter((name) => !documented.has(name) && !(CLIENTS_CLI.sources.includes(file) && cli.has(name)))
+        .filter((name) => !documented.has(name) && !readByCli(file, name))
         .map((name) => `${name} (${file})`),
     );
     expect(undocumented).toEqual([]);
@@ -201,6 +202,7 @@ describe.each([
   ['the migration job', MIGRATION_JOB, () => ({})],
   ['the launcher', LAUNCHER, launcherComputedReads],
   ['the clients CLI', CLIENTS_CLI, () => ({})],
+  ['the events CLI', EVENTS_CLI, () => ({})],
 ] as [string, HandProcess, () => Record<string, () => string[]>][])('%s: the hand-written table', (_process, handProcess, computed) => {
   it('lists exactly the variables its sources read', () => {
     const read = new Set(handProcess.sources.flatMap((source) => readsOf(source, computed())));

@@ -24,7 +24,7 @@ jest.setTimeout(120_000);
 const mcpUrl = () => new URL(`${baseUrl()}/mcp`);
 const metadataUrl = () => `${baseUrl()}/.well-known/oauth-protected-resource/mcp`;
 const CATALOG_TOOLS = ['list_courses', 'search_courses', 'get_course', 'list_lecturers', 'list_events', 'list_membership_plans', 'list_digital_products', 'get_school_profile'];
-const PRIVATE_TOOLS = ['list_students', 'get_student', 'list_student_enrollments', 'list_members', 'list_orders', 'revenue_report', 'enrollments_report', 'top_courses', 'list_coupons', 'create_coupon', 'create_course', 'update_course', 'add_section', 'add_lesson', 'create_event', 'create_post'];
+const PRIVATE_TOOLS = ['list_students', 'get_student', 'list_student_enrollments', 'list_members', 'list_orders', 'list_security_events', 'revenue_report', 'enrollments_report', 'top_courses', 'list_coupons', 'create_coupon', 'create_course', 'update_course', 'add_section', 'add_lesson', 'create_event', 'create_post'];
 const couponCode = (prefix: string) => `${prefix}${Date.now().toString(36).toUpperCase()}`.slice(0, 32);
 
 describe('/mcp protected resource metadata (RFC 9728)', () => {

@@ -3,12 +3,12 @@ import { z } from 'zod';
 
 /**
  * The audit log's and the webhooks' variables (issue 31): fields of the resource server's
- * EnvSchema (resource-config.ts spreads them in), turned into EventsConfig by eventsConfig.
+ * EnvSchema (resource-config.ts spreads their shape in), turned into EventsConfig by eventsConfig.
  */
 const booleanFlag = z.enum(['true', 'false', '1', '0']).transform((value) => value === 'true' || value === '1');
 const days = (fallback: number) => z.coerce.number().int().min(1).max(36_500).default(fallback);
 
-export const eventsEnv = {
+export const EventsEnvSchema = z.object({
   /** Security events older than this are deleted by the clean-up job. */
   AUDIT_EVENTS_RETENTION_DAYS: days(365),
   /** Webhook deliveries (delivered, failed or still pending) older than this are deleted by the clean-up job. */
@@ -39,9 +39,9 @@ export const eventsEnv = {
   WEBHOOK_ALLOW_SPECIAL_USE_HOSTS: booleanFlag.default(false),
   /** TESTS ONLY: a PEM file of certificates trusted besides the system roots. Refused when NODE_ENV=production. */
   WEBHOOK_EXTRA_CA_FILE: z.string().min(1).optional(),
-};
+});
 
-type EventsEnv = z.output<z.ZodObject<typeof eventsEnv>>;
+type EventsEnv = z.output<typeof EventsEnvSchema>;
 
 export interface EventsConfig {
   auditRetentionDays: number;

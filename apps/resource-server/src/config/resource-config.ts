@@ -6,7 +6,7 @@ import { z } from 'zod';
 import { RESOURCE_PATHS } from '../documents/documents-options';
 import { mcpAllowedOriginsEnv } from '../mcp/mcp-origins';
 import { resolvePricingFile } from '../documents/pricing';
-import { type EventsConfig, eventsConfig, eventsEnv } from './events-config';
+import { type EventsConfig, eventsConfig, EventsEnvSchema } from './events-config';
 
 /**
  * Every variable the resource server reads, validated once at start. A missing or malformed
@@ -85,7 +85,7 @@ export const EnvSchema = z.object({
   /** LOG_LEVEL, HEALTH_CHECK_TIMEOUT_MS, SHUTDOWN_TIMEOUT_MS. */
   ...operationsEnv,
   /** AUDIT_EVENTS_RETENTION_DAYS, WEBHOOK_*, EVENTS_CLEANUP_INTERVAL_SECONDS (config/events-config.ts). */
-  ...eventsEnv,
+  ...EventsEnvSchema.shape,
 });
 
 export interface ResourceConfig {

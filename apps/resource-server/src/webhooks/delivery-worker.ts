@@ -54,8 +54,9 @@ export class DeliveryWorker implements OnApplicationBootstrap, OnModuleDestroy {
     this.settings = config.events.webhooks;
   }
 
+  /** Without WEBHOOK_SECRETS_KEY the loop still empties the outbox (no subscription can exist): it never grows unread. */
   onApplicationBootstrap(): void {
-    if (this.settings.deliveryEnabled && this.secrets.enabled) this.schedule();
+    if (this.settings.deliveryEnabled) this.schedule();
   }
 
   async onModuleDestroy(): Promise<void> {
@@ -67,7 +68,7 @@ export class DeliveryWorker implements OnApplicationBootstrap, OnModuleDestroy {
   /** One pass: every outbox event fanned out, then one batch of due deliveries sent. The deliveries attempted. */
   async runOnce(): Promise<number> {
     while (!this.stopped && (await this.deliveries.dispatchOutbox(DISPATCH_BATCH)) === DISPATCH_BATCH);
-    if (this.stopped) return 0;
+    if (this.stopped || !this.secrets.enabled) return 0;
     const claimed = await this.deliveries.claimDue(CONCURRENT_DELIVERIES, Math.ceil(this.settings.timeoutMs / 1000) + LEASE_MARGIN_SECONDS);
     await Promise.all(claimed.map((delivery) => this.attempt(delivery)));
     return claimed.length;
