@@ -30,6 +30,8 @@ export async function createResourceServer(
     {
       service: 'resource-server',
       trustedProxies: config.trustedProxies,
+      // HSTS when the public origin is https.
+      publicBaseUrl: config.resource,
       logLevel: config.operations.logLevel,
       module: (logging) => withRequestLimits(AppModule.register(config, eventBus, logging), config),
       metrics: ResourceMetrics,
