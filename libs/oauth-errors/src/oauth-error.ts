@@ -142,6 +142,43 @@ export class InsufficientScopeError extends OAuthError {
   }
 }
 
+/**
+ * RFC 9449 §12.2: the DPoP proof is invalid. 400 at the token endpoint (§5); a resource server
+ * answers 401 with a `WWW-Authenticate: DPoP` challenge (§7.1): withStatus(401).
+ */
+export class InvalidDpopProofError extends OAuthError {
+  readonly error = 'invalid_dpop_proof';
+  status: 400 | 401 = 400;
+
+  withStatus(status: 400 | 401): this {
+    this.status = status;
+    return this;
+  }
+}
+
+/**
+ * RFC 9449 §8/§9: the server requires a nonce in the proof. The fresh nonce travels in the
+ * `DPoP-Nonce` header; 400 at the token endpoint (§8), 401 at a resource server (§9): withStatus(401).
+ */
+export class UseDpopNonceError extends OAuthError {
+  readonly error = 'use_dpop_nonce';
+  status: 400 | 401 = 400;
+
+  constructor(
+    readonly nonce: string,
+    description = 'Authorization server requires nonce in DPoP proof',
+    internalDetail?: string,
+  ) {
+    super(description, internalDetail);
+    this.headers['dpop-nonce'] = nonce;
+  }
+
+  withStatus(status: 400 | 401): this {
+    this.status = status;
+    return this;
+  }
+}
+
 /** Any other route or method: not an OAuth code, but the same body shape. */
 export class NotFoundError extends OAuthError {
   readonly error = 'not_found';
