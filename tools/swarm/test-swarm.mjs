@@ -185,7 +185,7 @@ async function underLoad(container, phase, during, extra = []) {
   // Awaited below; a failure before then must not count as unhandled.
   load.catch(() => undefined);
   // Every worker signed in and sending before anything happens; meanwhile, how the gateway
-  // spreads the requests over the tasks (what each task's http_requests_total grew by).
+  // spreads the requests over the tasks (what each task's http_request_duration_seconds_count grew by).
   const before = await requestsPerTask();
   await sleep(8_000);
   const after = await requestsPerTask();

@@ -14,7 +14,7 @@
 //   node probe.mjs jwks --out=/out/jwks.jsonl --stop=/out/jwks.stop
 //       each auth-server task's JWKS, every 200 ms until the stop file appears
 //   node probe.mjs requests
-//       the requests each auth-server and resource-server task has answered (http_requests_total)
+//       the requests each auth-server and resource-server task has answered (http_request_duration_seconds_count)
 import { createHash } from 'node:crypto';
 import { appendFileSync, existsSync } from 'node:fs';
 import { addressesOf, send, sleep } from './http.mjs';
@@ -177,7 +177,7 @@ async function requests() {
       const answer = await send(`http://${address}:${port}`, 'GET', '/metrics', { timeoutMs: 5_000 });
       const total = answer.text
         .split('\n')
-        .filter((line) => line.startsWith('http_requests_total'))
+        .filter((line) => line.startsWith('http_request_duration_seconds_count'))
         .reduce((sum, line) => sum + Number(line.split(' ').pop()), 0);
       counts[service][address] = answer.status === 200 ? total : -1;
     }
