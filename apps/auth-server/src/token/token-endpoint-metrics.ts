@@ -7,7 +7,7 @@ export const TOKEN_ENDPOINT_LIMIT_NAMES = ['token:failures:ip', 'token:grant', '
 
 /**
  * The token endpoint's own series on the service's registry: requests refused per limit (the
- * route hooks' refusals show as 429s in http_requests_total), and stale-session presentations
+ * route hooks' refusals show as 429s in http_request_duration_seconds_count), and stale-session presentations
  * of rotated-out refresh tokens (grants/refresh-reuse.ts), which keep the grant: a rise there is
  * worth a look (a client that reuses old tokens, or a thief at the same address).
  */
