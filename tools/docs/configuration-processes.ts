@@ -80,6 +80,7 @@ export const SERVICES: readonly ServiceDefinition[] = [
       { file: 'apps/auth-server/src/config/auth-config.ts', exportName: 'EnvSchema' },
       { file: 'apps/auth-server/src/config/limits-config.ts', exportName: 'LimitsEnvSchema' },
       { file: 'apps/auth-server/src/client-metadata-documents/cimd-config.ts', exportName: 'EnvSchema' },
+      { file: 'apps/auth-server/src/security-events/security-events-config.ts', exportName: 'SecurityEventsEnvSchema' },
     ],
     loader: { file: 'apps/auth-server/src/config/auth-config.ts', exportName: 'loadAuthConfig' },
     dockerfile: 'apps/auth-server/Dockerfile',
@@ -87,6 +88,7 @@ export const SERVICES: readonly ServiceDefinition[] = [
     production: {
       PUBLIC_BASE_URL: { required: true, refused: 'http://platform.example', note: '`https:` in production' },
       REDIS_URL: { required: true },
+      RESOURCE_SERVER_URL: { required: true },
       OIDC_SIGNING_KEYS: { required: true, orElse: 'OIDC_SIGNING_KEYS_FILE' },
       OIDC_SIGNING_KEYS_FILE: { required: true, orElse: 'OIDC_SIGNING_KEYS' },
       INTROSPECTION_CLIENT_SECRET: LONG_SECRET_IN_PRODUCTION,

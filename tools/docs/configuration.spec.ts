@@ -17,6 +17,7 @@ const EXAMPLES: Record<string, string> = {
   INTROSPECTION_CLIENT_SECRET: 'a-secret-of-thirty-two-characters',
   PUBLIC_BASE_URL: 'https://platform.example',
   REDIS_URL: 'redis://127.0.0.1:6379',
+  RESOURCE_SERVER_URL: 'http://resource-server:3002',
   // The loader takes the JSON as is; the keys are read when the server starts.
   OIDC_SIGNING_KEYS: '[]',
   OIDC_SIGNING_KEYS_FILE: '/run/secrets/signing-keys.json',

@@ -17,6 +17,7 @@ import { MaintenanceModule } from './maintenance/maintenance.module';
 import { ObservabilityModule } from './observability/observability.module';
 import { RegistrationModule } from './registration/registration.module';
 import { RevocationModule } from './revocation/revocation.module';
+import { SecurityEventsRelayModule } from './security-events/security-events.module';
 import { TokenModule } from './token/token.module';
 import { UserInfoModule } from './userinfo/userinfo.module';
 
@@ -66,6 +67,7 @@ export class AppModule {
         UserInfoModule,
         MaintenanceModule,
         ConnectedAppsModule,
+        SecurityEventsRelayModule,
       ],
     };
   }

@@ -12,6 +12,7 @@ const production = {
   OIDC_SIGNING_KEYS: '[]',
   INTROSPECTION_CLIENT_SECRET: 'x'.repeat(32),
   REDIS_URL: 'redis://redis.internal:6379',
+  RESOURCE_SERVER_URL: 'http://resource-server:3002',
 };
 
 describe('loadAuthConfig', () => {
@@ -56,6 +57,15 @@ describe('loadAuthConfig', () => {
     expect(() => loadAuthConfig(env)).toThrow(variable);
   });
 
+  it('sends the security events to the resource server’s ingest', () => {
+    expect(loadAuthConfig({ ...minimal, RESOURCE_SERVER_URL: 'http://resource-server:3002/' }).securityEvents).toEqual({
+      ingestUrl: 'http://resource-server:3002/internal/security-events',
+      relayEnabled: true,
+      intervalMs: 1000,
+      timeoutMs: 10000,
+    });
+  });
+
   it('starts in production with an https issuer, a signing key and a 32-character secret', () => {
     expect(loadAuthConfig(production)).toMatchObject({ env: 'production', embedded: false, seedDemoData: false });
   });
@@ -67,6 +77,7 @@ describe('loadAuthConfig', () => {
     ['OIDC_SIGNING_KEYS', { OIDC_SIGNING_KEYS: undefined }],
     ['INTROSPECTION_CLIENT_SECRET', { INTROSPECTION_CLIENT_SECRET: 'x'.repeat(31) }],
     ['REDIS_URL', { REDIS_URL: undefined }],
+    ['RESOURCE_SERVER_URL', { RESOURCE_SERVER_URL: undefined }],
   ])('refuses development settings in production: %s', (variable, env) => {
     const load = () => loadAuthConfig({ ...production, ...env });
     expect(load).toThrow(ConfigError);

@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { ConfigError } from './config-error';
 import { type CimdConfig, loadCimdConfig } from '../client-metadata-documents/cimd-config';
 import { type LimitsConfig, loadLimitsConfig } from './limits-config';
+import { loadSecurityEventsConfig, type SecurityEventsConfig } from '../security-events/security-events-config';
 
 export { ConfigError };
 
@@ -49,7 +50,10 @@ export const EnvSchema = z.object({
    * published (keys/signing-keys.service.ts). 0 signs with the first key at once.
    */
   OIDC_SIGNING_KEY_ACTIVATION_SECONDS: z.coerce.number().int().min(0).max(7 * 24 * 3600).default(600),
-  /** Internal URL of the resource server: the login and consent pages read the school's public branding there. */
+  /**
+   * Internal URL of the resource server: the login and consent pages read the school's public branding there,
+   * and the security events are sent to its audit log there (never through the public origin).
+   */
   RESOURCE_SERVER_URL: z.url({ protocol: /^https?$/ }).default('http://127.0.0.1:3002'),
   /** The school whose branding the login page shows before anyone has signed in. */
   DEFAULT_SCHOOL_ID: z.string().min(1).max(100).default('demo-school'),
@@ -107,6 +111,8 @@ export interface AuthConfig {
   limits: LimitsConfig;
   /** Client ID Metadata Documents: CIMD_* variables (client-metadata-documents/cimd-config.ts). */
   cimd: CimdConfig;
+  /** Where the security events go and how the relay sends them (security-events/security-events-config.ts). */
+  securityEvents: SecurityEventsConfig;
 }
 
 
@@ -118,6 +124,9 @@ export interface AuthConfig {
  */
 const REDIS_URL_IN_PRODUCTION =
   'REDIS_URL: production needs Redis, shared by every replica of both services (revocation events, rate limits, login backoff)';
+
+const RESOURCE_SERVER_URL_IN_PRODUCTION =
+  "RESOURCE_SERVER_URL: production needs the resource server's internal URL (the security events' audit log, the pages' branding)";
 
 export function loadAuthConfig(env: NodeJS.ProcessEnv = process.env): AuthConfig {
   const parsed = EnvSchema.safeParse(env);
@@ -137,6 +146,8 @@ export function loadAuthConfig(env: NodeJS.ProcessEnv = process.env): AuthConfig
     if (seedDemoData) throw new ConfigError('SEED_DEMO_DATA: the demo account is never created in production');
     if (e.EMBEDDED_MODE) throw new ConfigError('EMBEDDED_MODE: production needs a real PostgreSQL');
     if (!e.REDIS_URL) throw new ConfigError(REDIS_URL_IN_PRODUCTION);
+    // Its default is this host's port 3002: in production the security events would wait in the outbox for good.
+    if (!env['RESOURCE_SERVER_URL']) throw new ConfigError(RESOURCE_SERVER_URL_IN_PRODUCTION);
     if (!e.OIDC_SIGNING_KEYS && !e.OIDC_SIGNING_KEYS_FILE) {
       throw new ConfigError('OIDC_SIGNING_KEYS: production needs a configured signing key');
     }
@@ -167,6 +178,7 @@ export function loadAuthConfig(env: NodeJS.ProcessEnv = process.env): AuthConfig
     operations: operationsConfig(e),
     limits: loadLimitsConfig(env),
     cimd: loadCimdConfig(env),
+    securityEvents: loadSecurityEventsConfig(env, withoutTrailingSlashes(e.RESOURCE_SERVER_URL)),
   };
 }
 
