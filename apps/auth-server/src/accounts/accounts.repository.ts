@@ -14,6 +14,8 @@ export interface Account {
 
 export interface Credentials {
   userId: string;
+  /** Whose audit log a failed sign-in of the account goes to. */
+  schoolId: string;
   passwordHash: string;
 }
 
@@ -44,8 +46,8 @@ export class AccountsRepository {
 
   /** `email` must already be normalized (see normalizeEmail). */
   async findCredentialsByEmail(email: string): Promise<Credentials | null> {
-    const user = await this.prisma.user.findUnique({ where: { email }, select: { id: true, passwordHash: true } });
-    return user ? { userId: user.id, passwordHash: user.passwordHash } : null;
+    const user = await this.prisma.user.findUnique({ where: { email }, select: { id: true, schoolId: true, passwordHash: true } });
+    return user ? { userId: user.id, schoolId: user.schoolId, passwordHash: user.passwordHash } : null;
   }
 
   async findAccountById(id: string): Promise<Account | null> {

@@ -1,5 +1,7 @@
 import { MemoryRateLimitStore } from '@platform/rate-limits';
 import type { AuthConfig } from '../config/auth-config';
+import type { SecurityEventInput } from '../security-events/security-event';
+import type { SecurityEvents } from '../security-events/security-events';
 import { type LimitsConfig, loadLimitsConfig } from '../config/limits-config';
 import { AccountsRepository, type Account } from './accounts.repository';
 import { AccountsService } from './accounts.service';
@@ -30,12 +32,14 @@ async function serviceWith(storedPassword: string, throttle = throttleWith()) {
   const hash = await password.hashPassword(storedPassword);
   const repository = {
     findCredentialsByEmail: jest.fn(async (email: string) =>
-      email === ACCOUNT.email ? { userId: ACCOUNT.id, passwordHash: hash } : null,
+      email === ACCOUNT.email ? { userId: ACCOUNT.id, schoolId: ACCOUNT.schoolId, passwordHash: hash } : null,
     ),
     findAccountById: jest.fn(async (id: string) => (id === ACCOUNT.id ? ACCOUNT : null)),
     updatePasswordHash: jest.fn(async () => undefined),
   };
-  return { service: new AccountsService(repository as unknown as AccountsRepository, throttle), repository };
+  const recorded: SecurityEventInput[] = [];
+  const events = { record: async (event: SecurityEventInput) => void recorded.push(event) } as unknown as SecurityEvents;
+  return { service: new AccountsService(repository as unknown as AccountsRepository, throttle, events), repository, recorded };
 }
 
 describe('AccountsService.verifyPassword', () => {
@@ -72,7 +76,7 @@ describe('AccountsService.verifyPassword', () => {
   it('upgrades a hash made with other parameters after a successful login', async () => {
     const { service, repository } = await serviceWith('correct horse');
     const weak = await (await import('@node-rs/argon2')).hash('correct horse', { algorithm: 2, memoryCost: 8192, timeCost: 1, parallelism: 1 });
-    repository.findCredentialsByEmail.mockResolvedValueOnce({ userId: ACCOUNT.id, passwordHash: weak });
+    repository.findCredentialsByEmail.mockResolvedValueOnce({ userId: ACCOUNT.id, schoolId: ACCOUNT.schoolId, passwordHash: weak });
     await expect(service.verifyPassword('dana@academy.test', 'correct horse')).resolves.toEqual(ACCOUNT);
     expect(repository.updatePasswordHash).toHaveBeenCalledWith(ACCOUNT.id, expect.stringMatching(/^\$argon2id\$v=19\$(?=.*m=19456)(?=.*t=2)(?=.*p=1)/));
   });
@@ -140,6 +144,56 @@ describe('AccountsService.verifyPassword: login throttling', () => {
     const { service } = await serviceWith('correct horse', throttleWith({ LOGIN_MAX_CONCURRENT_PER_ACCOUNT: '8' }));
     const outcomes = await Promise.all(Array.from({ length: 8 }, () => service.verifyPassword('dana@academy.test', 'correct horse')));
     expect(outcomes).toEqual(Array(8).fill(ACCOUNT));
+  });
+});
+
+describe('AccountsService.verifyPassword: security events', () => {
+  const origin = { address: '203.0.113.7', clientId: 'client-1' };
+
+  it('records a sign-in for the account’s school, by the user, with the address and the client', async () => {
+    const { service, recorded } = await serviceWith('correct horse');
+    await service.verifyPassword('dana@academy.test', 'correct horse', origin.address, origin.clientId);
+    expect(recorded).toEqual([
+      {
+        type: 'auth.sign_in.succeeded',
+        schoolId: 'demo-school',
+        actor: { type: 'user', id: 'user-1' },
+        clientId: 'client-1',
+        address: '203.0.113.7',
+        data: { method: 'password' },
+      },
+    ]);
+  });
+
+  it('records a wrong password for the account’s school and an unknown account platform-wide, never the password nor the email', async () => {
+    const { service, recorded } = await serviceWith('correct horse');
+    await service.verifyPassword('dana@academy.test', 'wrong horse', origin.address);
+    await service.verifyPassword('nobody@academy.test', 'wrong horse', origin.address);
+    expect(recorded).toEqual([
+      expect.objectContaining({
+        type: 'auth.sign_in.failed',
+        schoolId: 'demo-school',
+        actor: { type: 'user', id: null },
+        subject: { type: 'user', id: 'user-1' },
+        outcome: 'failure',
+        data: { reason: 'wrong_password' },
+      }),
+      expect.objectContaining({ type: 'auth.sign_in.failed', schoolId: null, subject: null, outcome: 'failure', data: { reason: 'unknown_account' } }),
+    ]);
+    expect(JSON.stringify(recorded)).not.toMatch(/horse|nobody|dana@/);
+  });
+
+  it('records the failure that locks the account, not the attempts refused while it is locked', async () => {
+    const { service, recorded } = await serviceWith('correct horse');
+    for (let i = 0; i < 4; i++) await service.verifyPassword('dana@academy.test', 'wrong', origin.address);
+    await expect(service.verifyPassword('dana@academy.test', 'wrong', origin.address)).rejects.toThrow(LoginThrottledError);
+    expect(recorded.map((event) => event.type)).toEqual([...Array(4).fill('auth.sign_in.failed'), 'auth.sign_in.throttled']);
+    expect(recorded[4]).toMatchObject({
+      schoolId: 'demo-school',
+      actor: { type: 'system', id: null },
+      subject: { type: 'user', id: 'user-1' },
+      data: { scope: 'account', retry_after_seconds: 60 },
+    });
   });
 });
 

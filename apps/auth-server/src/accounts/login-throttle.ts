@@ -1,6 +1,6 @@
 import { Inject, Injectable, type OnApplicationShutdown } from '@nestjs/common';
 import { TooManyRequestsError } from '@platform/oauth-errors';
-import { addressBucket, type BackoffPolicy, type Outcome, type RateLimitStore } from '@platform/rate-limits';
+import { addressBucket, type BackoffPolicy, lockAfterFailure, type Outcome, type RateLimitStore } from '@platform/rate-limits';
 import { createHash } from 'node:crypto';
 import { AUTH_CONFIG, type AuthConfig } from '../config/auth-config';
 import type { BackoffLimits } from '../config/limits-config';
@@ -22,6 +22,14 @@ interface Admitted {
   key: string;
   ticket: string;
   policy: BackoffPolicy;
+  /** Failures counted when the attempt was admitted. */
+  failures: number;
+}
+
+/** A failure that locked a key: the sign-in backoff tripped (recorded as a security event). */
+export interface LoginLock {
+  scope: 'account' | 'address';
+  seconds: number;
 }
 
 export interface LoginAdmission {
@@ -70,7 +78,7 @@ export class LoginThrottle implements OnApplicationShutdown {
       const key = `login:ip:${addressBucket(ip)}`;
       const byAddress = await this.store.attempt(key, this.ipPolicy);
       if (!byAddress.ticket) throw new LoginThrottledError(toSeconds(byAddress.retryInMs));
-      address = { key, ticket: byAddress.ticket, policy: this.ipPolicy };
+      address = { key, ticket: byAddress.ticket, policy: this.ipPolicy, failures: byAddress.failures };
     }
     const key = `login:account:${createHash('sha256').update(normalizedEmail, 'utf8').digest('base64url')}`;
     const byAccount = await this.store.attempt(key, this.accountPolicy);
@@ -78,13 +86,23 @@ export class LoginThrottle implements OnApplicationShutdown {
       if (address) await this.settle(address, 'forgiven');
       throw new LoginThrottledError(toSeconds(byAccount.retryInMs));
     }
-    return { account: { key, ticket: byAccount.ticket, policy: this.accountPolicy }, address };
+    return { account: { key, ticket: byAccount.ticket, policy: this.accountPolicy, failures: byAccount.failures }, address };
   }
 
-  /** A wrong password (or an unknown email): a failure for both keys. */
-  async failed(admission: LoginAdmission): Promise<void> {
+  /**
+   * A wrong password (or an unknown email): a failure for both keys. The locks this failure
+   * starts (none while failures are free), as far as this attempt knows: attempts settled
+   * meanwhile by other requests may have started one first.
+   */
+  async failed(admission: LoginAdmission): Promise<LoginLock[]> {
     await this.settle(admission.account, 'failed');
     if (admission.address) await this.settle(admission.address, 'failed');
+    const locks: LoginLock[] = [];
+    for (const [scope, admitted] of [['account', admission.account], ['address', admission.address]] as const) {
+      const lockMs = admitted ? lockAfterFailure(admitted.failures + 1, admitted.policy) : 0;
+      if (lockMs > 0) locks.push({ scope, seconds: toSeconds(lockMs) });
+    }
+    return locks;
   }
 
   /** The right password: the account starts afresh; the address's earlier failures stay. */

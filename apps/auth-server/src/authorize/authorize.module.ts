@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { AccountsModule } from '../accounts/accounts.module';
 import { BrandingModule } from '../branding/branding.module';
+import { SecurityEventsModule } from '../security-events/security-events.module';
 import { SessionsModule } from '../sessions/sessions.module';
 import { AuthorizeController } from './authorize.controller';
 import { AuthorizeRepository } from './authorize.repository';
@@ -12,7 +13,7 @@ import { CsrfTokens } from './csrf';
  * Needs registerAuthorizePlugins (cookies) on the Fastify instance before app.init().
  */
 @Module({
-  imports: [AccountsModule, SessionsModule, BrandingModule],
+  imports: [AccountsModule, SessionsModule, BrandingModule, SecurityEventsModule],
   controllers: [AuthorizeController],
   providers: [AuthorizeRepository, AuthorizeService, CsrfTokens],
 })

@@ -1,6 +1,8 @@
 import { Injectable } from '@nestjs/common';
+import type { SecurityEvent } from '@platform/contracts';
 import { PrismaService } from '../database/prisma.service';
 import type { Prisma } from '../generated/prisma/client';
+import { appendSecurityEventsIn } from '../security-events/security-event-outbox';
 import { scopeToRemember, type StoredConsent } from './remembered-consent';
 
 export interface ApprovedAuthorization {
@@ -38,6 +40,9 @@ export interface ConsentToRemember {
   network: string | null;
 }
 
+/** The security event of an approval, made once its grant exists (the grant is its subject). */
+export type GrantedEvent = (grantId: string) => SecurityEvent;
+
 /** A remembered consent that answers instead of the page. */
 export interface RememberedConsentUse {
   consentId: string;
@@ -56,19 +61,22 @@ export class AuthorizeRepository {
    * written, when the token was consumed before: by an earlier answer, on any instance. Two
    * concurrent answers with one token meet on the primary key: the second waits for the first
    * to commit and then inserts nothing. With `remember`, the user's remembered consent for the
-   * client takes in what was approved, in the same transaction.
+   * client takes in what was approved, in the same transaction; so does the approval's
+   * security event (`granted`): recorded if and only if the grant is.
    */
   async insertGrantWithCode(
     approved: ApprovedAuthorization,
     consentToken: ConsentTokenUse,
     now: Date,
-    remember?: ConsentToRemember,
+    remember: ConsentToRemember | undefined,
+    granted: GrantedEvent,
   ): Promise<{ grantId: string } | null> {
     return this.prisma.$transaction(async (tx) => {
       const consumed = await tx.consumedConsentToken.createMany({ data: [consentToken], skipDuplicates: true });
       if (consumed.count === 0) return null;
       const grantId = await insertGrant(tx, approved, 'form', now);
       if (remember) await rememberConsent(tx, approved, remember, now);
+      await appendSecurityEventsIn(tx, [granted(grantId)]);
       return { grantId };
     });
   }
@@ -77,16 +85,23 @@ export class AuthorizeRepository {
    * A code issued on remembered consent, without a page: the grant records it (approval
    * "remembered") and the consent its use. Null, and nothing written, when the consent is gone or
    * has lapsed in between (forgotten on the connected-apps page, on any instance): then the page
-   * is shown.
+   * is shown. The security event (`granted`) is written with the grant.
    */
-  async insertGrantOnRememberedConsent(approved: ApprovedAuthorization, use: RememberedConsentUse, now: Date): Promise<{ grantId: string } | null> {
+  async insertGrantOnRememberedConsent(
+    approved: ApprovedAuthorization,
+    use: RememberedConsentUse,
+    now: Date,
+    granted: GrantedEvent,
+  ): Promise<{ grantId: string } | null> {
     return this.prisma.$transaction(async (tx) => {
       const kept = await tx.consent.updateMany({
         where: { id: use.consentId, userId: approved.userId, clientId: approved.clientId, expiresAt: { gt: now } },
         data: { lastUsedAt: now, expiresAt: use.expiresAt },
       });
       if (kept.count === 0) return null;
-      return { grantId: await insertGrant(tx, approved, 'remembered', now) };
+      const grantId = await insertGrant(tx, approved, 'remembered', now);
+      await appendSecurityEventsIn(tx, [granted(grantId)]);
+      return { grantId };
     });
   }
 

@@ -8,8 +8,11 @@ import type { AccountsService } from '../accounts/accounts.service';
 import type { Branding } from '../branding/branding';
 import type { BrandingService } from '../branding/branding.service';
 import type { ClientDirectory, DirectoryClient } from '../client-metadata-documents';
+import type { SecurityEvent } from '@platform/contracts';
 import type { AuthConfig } from '../config/auth-config';
 import { hashToken } from '../crypto/tokens';
+import type { SecurityEventInput } from '../security-events/security-event';
+import type { SecurityEvents } from '../security-events/security-events';
 import { SessionService } from '../sessions/session.service';
 import type { NewSession, SessionsRepository, StoredSession } from '../sessions/sessions.repository';
 import type { BrowserRequest } from '../pages/browser-request';
@@ -89,11 +92,14 @@ function setup() {
   const consentKey = (userId: string, clientId: string) => `${userId}|${clientId}`;
   /** Runs as a code on remembered consent is stored: what another instance does meanwhile. */
   const meanwhile = { beforeRememberedUse: () => undefined as void };
+  /** The security events, in order: those written with a grant (in its transaction) and those recorded after a change. */
+  const events: (SecurityEvent | SecurityEventInput)[] = [];
   const repository: Pick<AuthorizeRepository, 'insertGrantWithCode' | 'consumeConsentToken' | 'insertGrantOnRememberedConsent' | 'findConsent'> = {
-    insertGrantWithCode: async (grant, token, now, remember) => {
+    insertGrantWithCode: async (grant, token, now, remember, granted) => {
       if (!consume(token)) return null;
       approved.push(grant);
       approvals.push('form');
+      events.push(granted(`grant-${approved.length}`));
       if (remember) {
         const key = consentKey(grant.userId, grant.clientId);
         const stored = consents.get(key) ?? null;
@@ -102,22 +108,23 @@ function setup() {
       }
       return { grantId: `grant-${approved.length}` };
     },
-    insertGrantOnRememberedConsent: async (grant, use, now) => {
+    insertGrantOnRememberedConsent: async (grant, use, now, granted) => {
       meanwhile.beforeRememberedUse();
       const stored = consents.get(consentKey(grant.userId, grant.clientId));
       if (!stored || stored.id !== use.consentId || stored.expiresAt <= now) return null;
       Object.assign(stored, { lastUsedAt: now, expiresAt: use.expiresAt });
       approved.push(grant);
       approvals.push('remembered');
+      events.push(granted(`grant-${approved.length}`));
       return { grantId: `grant-${approved.length}` };
     },
     findConsent: async (userId, clientId) => consents.get(consentKey(userId, clientId)) ?? null,
     consumeConsentToken: async (token) => consume(token),
   };
-  const passwordChecks: { email: string; ip?: string }[] = [];
+  const passwordChecks: { email: string; ip?: string; clientId?: string }[] = [];
   const accounts = {
-    verifyPassword: async (email: string, password: string, ip?: string) => {
-      passwordChecks.push({ email, ip });
+    verifyPassword: async (email: string, password: string, ip?: string, clientId?: string) => {
+      passwordChecks.push({ email, ip, clientId });
       return email === USER.email && password === 'demo-password' ? { id: USER.id } : null;
     },
   } as unknown as AccountsService;
@@ -130,9 +137,10 @@ function setup() {
     new CsrfTokens(CONFIG),
     branding,
     clients,
+    { record: async (event: SecurityEventInput) => void events.push(event) } as unknown as SecurityEvents,
     CONFIG,
   );
-  return { service, sessionRows, approved, approvals, consumed, consents, meanwhile, passwordChecks };
+  return { service, sessionRows, approved, approvals, consumed, consents, meanwhile, passwordChecks, events };
 }
 
 type Setup = ReturnType<typeof setup>;
@@ -326,11 +334,11 @@ describe('AuthorizeService: POST /oauth/authorize/login', () => {
     expect(outcome).toMatchObject({ kind: 'sign-in', problem: 'form-expired', setCookies: [expect.stringMatching(/^csrf=/)] });
   });
 
-  it('checks the password with the client address (the sign-in rate limits)', async () => {
+  it('checks the password with the client address (the sign-in rate limits) and the client it signs in for (its security event)', async () => {
     const world = setup();
     const browser = new Browser(world);
     await browser.login({ _csrf: await browser.tokenOf(browser.authorize()), email: USER.email, password: 'nope' });
-    expect(world.passwordChecks).toEqual([{ email: USER.email, ip: IP }]);
+    expect(world.passwordChecks).toEqual([{ email: USER.email, ip: IP, clientId: 'planner' }]);
   });
 
   it('drops prompt=login and select_account from the request it returns to, keeps the rest', async () => {
@@ -473,6 +481,36 @@ describe('AuthorizeService: POST /oauth/authorize/consent', () => {
     expect(world.approved).toEqual([]);
   });
 
+  it('records the approval with its grant (client, scope, resource, address), and the denial after the form is consumed; a form sent again records nothing', async () => {
+    const approving = await onConsentPage();
+    await approving.browser.consent({ _csrf: approving._csrf, decision: 'approve' });
+    await approving.browser.consent({ _csrf: approving._csrf, decision: 'approve' });
+    const denying = await onConsentPage();
+    await denying.browser.consent({ _csrf: denying._csrf, decision: 'deny' });
+    await denying.browser.consent({ _csrf: denying._csrf, decision: 'deny' });
+    expect([...approving.browser.world.events, ...denying.browser.world.events]).toEqual([
+      expect.objectContaining({
+        type: 'auth.consent.granted',
+        school_id: 'demo-school',
+        actor: { type: 'user', id: 'user-1' },
+        subject: { type: 'grant', id: 'grant-1' },
+        client_id: 'planner',
+        address: IP,
+        outcome: 'success',
+        data: { scope: 'openid students:read', resource: ISSUER, approval: 'form' },
+      }),
+      {
+        type: 'auth.consent.denied',
+        schoolId: 'demo-school',
+        actor: { type: 'user', id: 'user-1' },
+        clientId: 'planner',
+        address: IP,
+        outcome: 'failure',
+        data: { scope: 'openid students:read', resource: ISSUER },
+      },
+    ]);
+  });
+
   it('a form sent without a decision stays usable: the user has not answered yet', async () => {
     const world = setup();
     const { browser, _csrf } = await onConsentPage(world);
@@ -517,6 +555,10 @@ describe('AuthorizeService: remembered consent', () => {
     const outcome = await browser.authorize({ state: 'second', code_challenge: 'C'.repeat(43) });
     expect(outcome).toMatchObject({ kind: 'to-client', redirectUri: REDIRECT, params: { code: expect.stringMatching(/^[\w-]{43}$/), state: 'second', iss: ISSUER } });
     expect(browser.world.approvals).toEqual(['form', 'remembered']);
+    expect(browser.world.events.map((event) => (event as SecurityEvent).data)).toEqual([
+      expect.objectContaining({ approval: 'form' }),
+      expect.objectContaining({ approval: 'remembered' }),
+    ]);
     // Bound to this very request, exactly as an approval on the page is.
     const code = outcome.kind === 'to-client' ? (outcome.params.code as string) : '';
     expect(browser.world.approved[1]).toMatchObject({ clientId: 'planner', scope: 'openid students:read', codeHash: hashToken(code), codeChallenge: 'C'.repeat(43), redirectUri: REDIRECT, nonce: 'nonce-xyz' });

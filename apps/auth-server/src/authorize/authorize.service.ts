@@ -8,6 +8,9 @@ import { AUTH_CONFIG, type AuthConfig } from '../config/auth-config';
 import { generateOpaqueToken, hashToken } from '../crypto/tokens';
 import { approvingBrowserOf } from '../pages/approving-browser';
 import type { BrowserRequest } from '../pages/browser-request';
+import { type ConsentAnswer, consentDenied, consentGranted } from '../security-events/recorded-events';
+import { securityEventOf } from '../security-events/security-event';
+import { SecurityEvents } from '../security-events/security-events';
 import { type ActiveSession, SessionService } from '../sessions/session.service';
 import { type AuthorizationClient, type AuthorizationRequest, validateAuthorizationRequest } from './authorization-request';
 import {
@@ -19,7 +22,7 @@ import {
   type SignInProblem,
   type ToClientOutcome,
 } from './authorize-outcome';
-import { type ApprovedAuthorization, AuthorizeRepository } from './authorize.repository';
+import { type ApprovedAuthorization, AuthorizeRepository, type GrantedEvent } from './authorize.repository';
 import { CONSENT_TOKEN_TTL_SECONDS, CSRF_FIELD, CSRF_PURPOSE, CsrfTokens } from './csrf';
 import { AuthorizationRedirectError, ConsentRequiredError, LoginRequiredError } from './errors';
 import { type ConsentDecision, decideConsent, redirectUrisDigest } from './remembered-consent';
@@ -54,6 +57,7 @@ export class AuthorizeService {
     private readonly csrf: CsrfTokens,
     private readonly branding: BrandingService,
     private readonly clients: ClientDirectory,
+    private readonly events: SecurityEvents,
     @Inject(AUTH_CONFIG) private readonly config: AuthConfig,
   ) {}
 
@@ -88,7 +92,7 @@ export class AuthorizeService {
     if (!this.csrf.verifyToken(browser.cookies, formField(params, CSRF_FIELD), CSRF_PURPOSE.login)) {
       return this.signIn(request, browser, { email, problem: 'form-expired' });
     }
-    const account = await this.accounts.verifyPassword(email, formField(params, 'password') ?? '', browser.ip);
+    const account = await this.accounts.verifyPassword(email, formField(params, 'password') ?? '', browser.ip, request.client.id);
     // An unknown email and a wrong password are one problem: the page must not reveal which
     // emails have an account.
     if (!account) return this.signIn(request, browser, { email, problem: 'bad-credentials' });
@@ -124,6 +128,7 @@ export class AuthorizeService {
     if (decision === 'deny') {
       // A denial forgets nothing: what was approved before stays remembered.
       if (!(await this.repository.consumeConsentToken(consentToken))) return askAgain('form-expired');
+      await this.events.record(consentDenied(consentAnswer(request, session, browser)));
       throw this.backToClient(request, new AccessDeniedError('The user denied the request'));
     }
 
@@ -131,12 +136,18 @@ export class AuthorizeService {
     const now = new Date();
     // What the user approved on this page is remembered for the client, with where the code
     // may go (its redirect URIs now) and what the approving browser was.
-    const stored = await this.repository.insertGrantWithCode(this.approvedAuthorization(request, session, code, now), consentToken, now, {
-      scopes: request.scopes,
-      redirectUrisDigest: redirectUrisDigest(client.redirectUris),
-      expiresAt: this.rememberedUntil(now),
-      ...approvingBrowserOf(browser),
-    });
+    const stored = await this.repository.insertGrantWithCode(
+      this.approvedAuthorization(request, session, code, now),
+      consentToken,
+      now,
+      {
+        scopes: request.scopes,
+        redirectUrisDigest: redirectUrisDigest(client.redirectUris),
+        expiresAt: this.rememberedUntil(now),
+        ...approvingBrowserOf(browser),
+      },
+      grantedEvent(request, session, browser, 'form'),
+    );
     if (!stored) return askAgain('form-expired');
     return codeToClient(request.redirectUri, code, request.state, this.config.issuer);
   }
@@ -172,7 +183,12 @@ export class AuthorizeService {
     const code = generateOpaqueToken();
     const now = new Date();
     const approved = this.approvedAuthorization(request, session, code, now);
-    const stored = await this.repository.insertGrantOnRememberedConsent(approved, { consentId, expiresAt: this.rememberedUntil(now) }, now);
+    const stored = await this.repository.insertGrantOnRememberedConsent(
+      approved,
+      { consentId, expiresAt: this.rememberedUntil(now) },
+      now,
+      grantedEvent(request, session, browser, 'remembered'),
+    );
     if (!stored) {
       if (request.prompts.has('none')) throw this.backToClient(request, new ConsentRequiredError());
       return this.askConsent(request, session, browser, askingEverything(request));
@@ -256,6 +272,23 @@ export class AuthorizeService {
       setCookies: setCookie ? [setCookie] : [],
     };
   }
+}
+
+/** The user's answer to the request, as its security event names it. */
+function consentAnswer(request: AuthorizationRequest, session: ActiveSession, browser: BrowserRequest): ConsentAnswer {
+  return {
+    user: { id: session.userId, schoolId: session.user.schoolId },
+    clientId: request.client.id,
+    scope: request.scope,
+    resource: request.resource,
+    address: browser.ip,
+  };
+}
+
+/** The approval's security event, written in the transaction that stores its grant. */
+function grantedEvent(request: AuthorizationRequest, session: ActiveSession, browser: BrowserRequest, approval: 'form' | 'remembered'): GrantedEvent {
+  const answer = consentAnswer(request, session, browser);
+  return (grantId) => securityEventOf(consentGranted(answer, grantId, approval));
 }
 
 /** The consent page listing every scope asked, none as already approved. */
