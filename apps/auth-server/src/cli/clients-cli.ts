@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { userInfo } from 'node:os';
 import { type ParseArgsConfig, parseArgs } from 'node:util';
 import { createEventBus } from '@platform/event-bus';
 import type { PrismaService } from '../database/prisma.service';
@@ -134,7 +135,7 @@ export async function runClientsCli(
     closeBus = () => bus.close();
     const prisma = database.prisma as unknown as PrismaService;
     const grants: GrantEnder = new GrantRevoker(new TokensRepository(prisma), new RevocationPublisher(bus));
-    const integrations = new Integrations(database.prisma, grants, new ClientChangePublisher(bus));
+    const integrations = new Integrations(database.prisma, grants, new ClientChangePublisher(bus), { staffId: staffName(), warn: io.err });
     const print = (value: unknown, text: () => string[]) => {
       if (values.json) io.out(JSON.stringify(value, null, 2));
       else for (const line of text()) io.out(line);
@@ -226,6 +227,16 @@ export async function runClientsCli(
   } finally {
     await closeBus?.().catch(() => undefined);
     await database?.close();
+  }
+}
+
+/** Who runs the tool, as its security events name them: the operating-system user, when there is one. */
+function staffName(): string | null {
+  try {
+    return userInfo().username || null;
+  } catch {
+    // No passwd entry for the uid (some containers).
+    return null;
   }
 }
 

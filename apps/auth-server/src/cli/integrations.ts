@@ -5,6 +5,9 @@ import { Prisma, type PrismaClient } from '../generated/prisma/client';
 import { checkPublicKeySet, jwksUriProblem } from '../client-auth/public-key-set';
 import { REDIRECT_URI_PROBLEMS, checkHttpsRedirectUri } from '../clients/redirect-uri';
 import { generateClientId, generateOpaqueToken, hashToken } from '../crypto/tokens';
+import { grantRevoked, type IntegrationAction, integrationChanged } from '../security-events/recorded-events';
+import { securityEventOf } from '../security-events/security-event';
+import { appendSecurityEventsIn } from '../security-events/security-event-outbox';
 import { SUPPORTED_GRANT_TYPES } from '../token/grants/supported-grant-types';
 
 /** Staff-created confidential clients: "registered integrations". */
@@ -98,11 +101,23 @@ function checkScope(option: string, value: string | undefined): string[] | undef
   return scopes;
 }
 
+/** Who runs the tool, as its security events name them (the operating-system user); how a failure to record is reported. */
+export interface StaffContext {
+  staffId: string | null;
+  warn(line: string): void;
+}
+
+/**
+ * Every change is recorded as a security event (auth.integration.changed, platform-wide, the staff
+ * member as actor) in the transaction of the change; each grant ended as auth.grant.revoked for
+ * its school, once it is ended. The running servers' relays send them to the audit log.
+ */
 export class Integrations {
   constructor(
     private readonly prisma: PrismaClient,
     private readonly grants: GrantEnder,
     private readonly changes: ClientChangeAnnouncer,
+    private readonly staff: StaffContext = { staffId: null, warn: () => undefined },
   ) {}
 
   /**
@@ -130,23 +145,25 @@ export class Integrations {
     if (beyond.length > 0) throw new UsageError(`--default-scope: ${beyond.join(', ')} is beyond the ceiling`);
 
     const clientSecret = authMethod === 'private_key_jwt' ? undefined : generateOpaqueToken();
-    const row = await this.prisma.client.create({
-      data: {
-        id: generateClientId(),
-        kind: INTEGRATION_KIND,
-        secretHash: clientSecret === undefined ? null : hashToken(clientSecret),
-        jwks: keys.jwks === null ? Prisma.DbNull : (keys.jwks as unknown as Prisma.InputJsonObject),
-        jwksUri: keys.jwksUri,
-        name,
-        applicationType: 'web',
-        redirectUris: [...new Set(input.redirectUris)],
-        tokenEndpointAuthMethod: authMethod,
-        grantTypes: [...SUPPORTED_GRANT_TYPES],
-        responseTypes: ['code'],
-        scope: formatScopes(defaults),
-        scopeCeiling: ceiling ? formatScopes(ceiling) : null,
-      },
-    });
+    const row = await this.changeRecorded('created', { auth_method: authMethod }, (tx) =>
+      tx.client.create({
+        data: {
+          id: generateClientId(),
+          kind: INTEGRATION_KIND,
+          secretHash: clientSecret === undefined ? null : hashToken(clientSecret),
+          jwks: keys.jwks === null ? Prisma.DbNull : (keys.jwks as unknown as Prisma.InputJsonObject),
+          jwksUri: keys.jwksUri,
+          name,
+          applicationType: 'web',
+          redirectUris: [...new Set(input.redirectUris)],
+          tokenEndpointAuthMethod: authMethod,
+          grantTypes: [...SUPPORTED_GRANT_TYPES],
+          responseTypes: ['code'],
+          scope: formatScopes(defaults),
+          scopeCeiling: ceiling ? formatScopes(ceiling) : null,
+        },
+      }),
+    );
     return { client: { ...summaryOf(row), activeGrants: 0 }, clientSecret };
   }
 
@@ -175,7 +192,7 @@ export class Integrations {
       throw new UsageError(`${row.id} authenticates with private_key_jwt and has no secret: replace its keys with set-keys`);
     }
     const clientSecret = generateOpaqueToken();
-    await this.prisma.client.update({ where: { id: row.id }, data: { secretHash: hashToken(clientSecret) } });
+    await this.changeRecorded('secret_rotated', {}, (tx) => tx.client.update({ where: { id: row.id }, data: { secretHash: hashToken(clientSecret) } }));
     await this.changes.announce(row.id, 'secret_rotated');
     return clientSecret;
   }
@@ -191,10 +208,12 @@ export class Integrations {
       throw new UsageError('only integrations created with --auth-method private_key_jwt have keys to replace');
     }
     const keys = checkIntegrationKeys(input);
-    const updated = await this.prisma.client.update({
-      where: { id: row.id },
-      data: { jwks: keys.jwks === null ? Prisma.DbNull : (keys.jwks as unknown as Prisma.InputJsonObject), jwksUri: keys.jwksUri },
-    });
+    const updated = await this.changeRecorded('keys_set', { jwks_uri: keys.jwksUri }, (tx) =>
+      tx.client.update({
+        where: { id: row.id },
+        data: { jwks: keys.jwks === null ? Prisma.DbNull : (keys.jwks as unknown as Prisma.InputJsonObject), jwksUri: keys.jwksUri },
+      }),
+    );
     const counts = await this.activeGrantCounts([row.id]);
     return { ...summaryOf(updated), activeGrants: counts.get(row.id) ?? 0 };
   }
@@ -202,30 +221,51 @@ export class Integrations {
   /** Disabled: no new authorization nor token request, and every live grant ended now. Returns the number ended. */
   async disable(clientId: string): Promise<number> {
     const row = await this.find(clientId);
-    await this.prisma.client.update({ where: { id: row.id }, data: { disabledAt: row.disabledAt ?? new Date() } });
+    await this.changeRecorded('disabled', {}, (tx) => tx.client.update({ where: { id: row.id }, data: { disabledAt: row.disabledAt ?? new Date() } }));
     await this.changes.announce(row.id, 'disabled');
-    return this.endGrants(row.id);
+    return this.endGrants(row.id, 'integration_disabled');
   }
 
   async enable(clientId: string): Promise<void> {
     const row = await this.find(clientId);
-    await this.prisma.client.update({ where: { id: row.id }, data: { disabledAt: null } });
+    await this.changeRecorded('enabled', {}, (tx) => tx.client.update({ where: { id: row.id }, data: { disabledAt: null } }));
     await this.changes.announce(row.id, 'enabled');
   }
 
   /** Ends every grant (so resource servers hear of it), then deletes the client and, by cascade, its history. */
   async delete(clientId: string): Promise<number> {
     const row = await this.find(clientId);
-    const ended = await this.endGrants(row.id);
-    await this.prisma.client.delete({ where: { id: row.id } });
+    const ended = await this.endGrants(row.id, 'integration_deleted');
+    await this.changeRecorded('deleted', {}, (tx) => tx.client.delete({ where: { id: row.id } }));
     await this.changes.announce(row.id, 'deleted');
     return ended;
   }
 
-  private async endGrants(clientId: string): Promise<number> {
-    const live = await this.prisma.grant.findMany({ where: { clientId, revokedAt: null }, select: { id: true } });
-    for (const grant of live) await this.grants.revokeGrant(grant.id, 'revocation');
+  private async endGrants(clientId: string, reason: 'integration_disabled' | 'integration_deleted'): Promise<number> {
+    const live = await this.prisma.grant.findMany({ where: { clientId, revokedAt: null }, select: { id: true, userId: true, schoolId: true } });
+    const by = { type: 'staff', id: this.staff.staffId } as const;
+    for (const grant of live) {
+      await this.grants.revokeGrant(grant.id, 'revocation');
+      const event = securityEventOf(grantRevoked({ grantId: grant.id, clientId, userId: grant.userId, schoolId: grant.schoolId }, by, reason));
+      // The grant is ended either way: a failure to record it is said, not a failure of the command.
+      await appendSecurityEventsIn(this.prisma, [event]).catch((error: unknown) =>
+        this.staff.warn(`security event ${event.type} ${event.id} not recorded: ${(error as Error).message}`),
+      );
+    }
     return live.length;
+  }
+
+  /** A change of a client and its security event, in one transaction. */
+  private changeRecorded<T extends { id: string }>(
+    action: IntegrationAction,
+    details: Record<string, unknown>,
+    change: (tx: Prisma.TransactionClient) => Promise<T>,
+  ): Promise<T> {
+    return this.prisma.$transaction(async (tx) => {
+      const changed = await change(tx);
+      await appendSecurityEventsIn(tx, [securityEventOf(integrationChanged(changed.id, action, this.staff.staffId, details))]);
+      return changed;
+    });
   }
 
   private async find(clientId: string) {

@@ -2,6 +2,9 @@ import { Injectable } from '@nestjs/common';
 import { query, statement } from '../database/pg-pool';
 import { PrismaService } from '../database/prisma.service';
 import { Prisma } from '../generated/prisma/client';
+import { metadataDocumentClientFirstSeen } from '../security-events/recorded-events';
+import { securityEventOf } from '../security-events/security-event';
+import { appendSecurityEventsIn } from '../security-events/security-event-outbox';
 import type { MetadataDocumentClient } from './document-validation';
 
 export const METADATA_DOCUMENT_KIND = 'metadata_document';
@@ -26,6 +29,11 @@ export interface StoredClientState {
 export class MetadataDocumentClientsRepository {
   constructor(private readonly prisma: PrismaService) {}
 
+  /**
+   * The row mirrors the document just fetched: created the first time the client is seen, with
+   * its security event in the same transaction (again after the clean-up purged a row that
+   * never authorized anything), updated afterwards.
+   */
   saveFetchedDocument(client: MetadataDocumentClient, now: Date): Promise<StoredClientState> {
     const metadata = {
       name: client.name,
@@ -40,11 +48,12 @@ export class MetadataDocumentClientsRepository {
       jwksUri: client.keys && 'jwksUri' in client.keys ? client.keys.jwksUri : null,
       metadataFetchedAt: now,
     };
-    return this.prisma.client.upsert({
-      where: { id: client.id },
-      create: { id: client.id, secretHash: null, kind: METADATA_DOCUMENT_KIND, ...metadata },
-      update: metadata,
-      select: { createdAt: true, disabledAt: true },
+    return this.prisma.$transaction(async (tx) => {
+      // Of two replicas seeing the client at once, one creates the row (and records it), the other updates it.
+      const created = await tx.client.createMany({ data: [{ id: client.id, secretHash: null, kind: METADATA_DOCUMENT_KIND, ...metadata }], skipDuplicates: true });
+      if (created.count === 1) await appendSecurityEventsIn(tx, [securityEventOf(metadataDocumentClientFirstSeen(client))]);
+      else await tx.client.update({ where: { id: client.id }, data: metadata });
+      return tx.client.findUniqueOrThrow({ where: { id: client.id }, select: { createdAt: true, disabledAt: true } });
     });
   }
 

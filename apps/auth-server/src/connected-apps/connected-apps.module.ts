@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { AccountsModule } from '../accounts/accounts.module';
 import { CsrfTokens } from '../authorize/csrf';
 import { BrandingModule } from '../branding/branding.module';
+import { SecurityEventsModule } from '../security-events/security-events.module';
 import { SessionsModule } from '../sessions/sessions.module';
 import { TokenModule } from '../token/token.module';
 import { ConnectedAppsController } from './connected-apps.controller';
@@ -10,7 +11,7 @@ import { ConnectedAppsService } from './connected-apps.service';
 
 /** GET /oauth/connected-apps, POST .../login, .../disconnect, .../sign-out. Add to AppModule's imports. */
 @Module({
-  imports: [AccountsModule, SessionsModule, BrandingModule, TokenModule],
+  imports: [AccountsModule, SessionsModule, BrandingModule, TokenModule, SecurityEventsModule],
   controllers: [ConnectedAppsController],
   providers: [ConnectedAppsRepository, ConnectedAppsService, CsrfTokens],
 })

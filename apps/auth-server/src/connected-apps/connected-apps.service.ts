@@ -6,6 +6,8 @@ import { type RequestParams } from '../authorize/request-params';
 import { BrandingService } from '../branding/branding.service';
 import { networkOf } from '../pages/approving-browser';
 import { imageSourcesOf, renderLoginPage } from '../pages/pages';
+import { grantRevoked } from '../security-events/recorded-events';
+import { SecurityEvents } from '../security-events/security-events';
 import { type ActiveSession, SessionService } from '../sessions/session.service';
 import { GrantRevoker } from '../token/grant-revoker';
 import { renderConnectedAppsPage } from './connected-apps.page';
@@ -49,6 +51,7 @@ export class ConnectedAppsService {
     private readonly csrf: CsrfTokens,
     private readonly branding: BrandingService,
     private readonly grants: GrantRevoker,
+    private readonly events: SecurityEvents,
   ) {}
 
   async show(query: RequestParams, browser: BrowserRequest): Promise<PageOutcome> {
@@ -82,6 +85,11 @@ export class ConnectedAppsService {
     // Only this user's grants are looked up: another user's app cannot be named here.
     const grantIds = clientId ? await this.repository.findOpenGrantIds(session.userId, clientId) : [];
     for (const grantId of grantIds) await this.grants.revokeGrant(grantId, 'revocation');
+    if (clientId) {
+      const by = { type: 'user', id: session.userId } as const;
+      const grant = (grantId: string) => ({ grantId, clientId, userId: session.userId, schoolId: session.user.schoolId });
+      await Promise.all(grantIds.map((grantId) => this.events.record(grantRevoked(grant(grantId), by, 'disconnected', browser.ip))));
+    }
     return { kind: 'redirect', location: `${CONNECTED_APPS_PATH}?disconnected=1`, setCookies: [] };
   }
 

@@ -1,5 +1,6 @@
-import { Body, Controller, Header, Headers, HttpCode, Post } from '@nestjs/common';
+import { Body, Controller, Header, Headers, HttpCode, Post, Req } from '@nestjs/common';
 import { OAUTH_PATHS } from '@platform/contracts';
+import type { FastifyRequest } from 'fastify';
 import { ApiRevocationEndpoint } from '../openapi/api-endpoints';
 import { RevocationService } from './revocation.service';
 
@@ -12,8 +13,8 @@ export class RevocationController {
   @ApiRevocationEndpoint()
   @HttpCode(200)
   @Header('cache-control', 'no-store')
-  async revoke(@Body() body: unknown, @Headers('authorization') authorization?: string): Promise<Record<string, never>> {
-    await this.revocation.revoke(body, authorization);
+  async revoke(@Body() body: unknown, @Req() request: FastifyRequest, @Headers('authorization') authorization?: string): Promise<Record<string, never>> {
+    await this.revocation.revoke(body, authorization, request.ip);
     return {};
   }
 }

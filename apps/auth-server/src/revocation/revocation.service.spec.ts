@@ -12,6 +12,8 @@ import {
   TOKEN_GRANT,
   tokenLookupOver,
 } from '../../test/support/unit-fixtures';
+import type { SecurityEventInput } from '../security-events/security-event';
+import type { SecurityEvents } from '../security-events/security-events';
 import { RevocationService } from './revocation.service';
 
 /**
@@ -20,7 +22,8 @@ import { RevocationService } from './revocation.service';
  * and revocations (one access token, or a whole grant). The real ClientAuthenticator and
  * TokenLookup run over in-memory doubles (test/support/unit-fixtures.ts) of
  * ClientDirectory.findClient and the token store (live access tokens; refresh tokens in any
- * state); GrantRevoker is a recording double (what it writes and publishes: grant-revoker.spec.ts).
+ * state); GrantRevoker is a recording double (what it writes and publishes: grant-revoker.spec.ts),
+ * and so is SecurityEvents (the security event of a revocation, after it).
  */
 
 const SECRET = 'client-secret-value';
@@ -49,8 +52,15 @@ const REFRESH = [
 
 function setup() {
   const calls: string[] = [];
-  const service = new RevocationService(authenticatorOver(CLIENTS), tokenLookupOver(ACCESS, REFRESH, calls), recordingRevoker(calls));
-  return { service, calls };
+  const recorded: SecurityEventInput[] = [];
+  const events = {
+    record: async (event: SecurityEventInput) => {
+      recorded.push(event);
+      calls.push(`event ${event.type} ${String(event.data?.['token_type'])}`);
+    },
+  } as unknown as SecurityEvents;
+  const service = new RevocationService(authenticatorOver(CLIENTS), tokenLookupOver(ACCESS, REFRESH, calls), recordingRevoker(calls), events);
+  return { service, calls, recorded };
 }
 
 const asClientA = basic('client-a', SECRET);
@@ -62,8 +72,8 @@ interface Case {
   expected: { revoked: true; calls: string[] } | (ExpectedOAuthError & { calls: string[] });
 }
 
-const ACCESS_A_WRITES = [`revokeAccessToken id-${ACCESS_A}`];
-const GRANT_A_WRITES = ['revokeGrant grant-client-a revocation'];
+const ACCESS_A_WRITES = [`revokeAccessToken id-${ACCESS_A}`, 'event auth.token.revoked access_token'];
+const GRANT_A_WRITES = ['revokeGrant grant-client-a revocation', 'event auth.token.revoked refresh_token'];
 
 const cases: Case[] = [
   {
@@ -134,7 +144,7 @@ const cases: Case[] = [
   {
     name: 'a public client revokes its own token with client_id alone',
     request: { body: { token: ACCESS_PUBLIC, client_id: 'public-app' } },
-    expected: { revoked: true, calls: ['access', `revokeAccessToken id-${ACCESS_PUBLIC}`] },
+    expected: { revoked: true, calls: ['access', `revokeAccessToken id-${ACCESS_PUBLIC}`, 'event auth.token.revoked access_token'] },
   },
   {
     name: 'a wrong secret in HTTP Basic → invalid_client with the Basic challenge, no lookup (§2.1: authenticate first)',
@@ -172,5 +182,21 @@ describe('RevocationService (RFC 7009)', () => {
     if ('error' in expected) await expectOAuthError(outcome, expected);
     else await expect(outcome).resolves.toBeUndefined();
     expect(calls).toEqual(expected.calls);
+  });
+
+  it('records who revoked what: the client, its grant, the user’s school, the caller’s address; never the token', async () => {
+    const { service, recorded } = setup();
+    await service.revoke({ token: REFRESH_A }, asClientA, '198.51.100.4');
+    expect(recorded).toEqual([
+      {
+        type: 'auth.token.revoked',
+        schoolId: 'school-1',
+        actor: { type: 'client', id: 'client-a' },
+        subject: { type: 'grant', id: 'grant-client-a' },
+        clientId: 'client-a',
+        address: '198.51.100.4',
+        data: { token_type: 'refresh_token', grant_ended: true, user_id: 'user-1' },
+      },
+    ]);
   });
 });

@@ -2,6 +2,8 @@ import { Injectable } from '@nestjs/common';
 import { ClientAuthenticator } from '../client-auth/client-authenticator';
 import { readClientCredentials } from '../client-auth/client-credentials';
 import { FormParams } from '../http/form-params';
+import { tokenRevokedByClient } from '../security-events/recorded-events';
+import { SecurityEvents } from '../security-events/security-events';
 import { GrantRevoker } from '../token/grant-revoker';
 import { TokenLookup } from '../token/token-lookup';
 import { parseTokenTypeHint } from '../token/token-type-hint';
@@ -13,9 +15,11 @@ export class RevocationService {
     private readonly clientAuth: ClientAuthenticator,
     private readonly lookup: TokenLookup,
     private readonly revoker: GrantRevoker,
+    private readonly events: SecurityEvents,
   ) {}
 
-  async revoke(body: unknown, authorization?: string): Promise<void> {
+  /** `clientAddress`: the caller's (request.ip), for the security event of a revocation. */
+  async revoke(body: unknown, authorization?: string, clientAddress: string | null = null): Promise<void> {
     const params = FormParams.from(body);
     const client = await this.clientAuth.authenticate(readClientCredentials(params, authorization));
     const token = params.required('token', 4096);
@@ -27,6 +31,8 @@ export class RevocationService {
       // token, which is left alone without revealing that it exists.
       if (found.token.clientId !== client.id) return;
       await this.revoker.revokeAccessToken(found.token);
+      const { grantId, grant } = found.token;
+      await this.events.record(tokenRevokedByClient({ grantId, clientId: client.id, userId: grant.userId, schoolId: grant.schoolId }, 'access_token', clientAddress));
       return;
     }
     // A refresh token ends its grant, current or already rotated out: a client revoking the one
@@ -36,5 +42,7 @@ export class RevocationService {
     // §2.1: revoking a refresh token "SHOULD also invalidate all access tokens based on the
     // same authorization grant".
     await this.revoker.revokeGrant(refresh.grantId, 'revocation');
+    const { grantId, grant } = refresh;
+    await this.events.record(tokenRevokedByClient({ grantId, clientId: client.id, userId: grant.userId, schoolId: grant.schoolId }, 'refresh_token', clientAddress));
   }
 }
