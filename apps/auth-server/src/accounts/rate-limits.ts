@@ -1,10 +1,14 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { OAUTH_PATHS } from '@platform/contracts';
-import { type RateLimitStore, oauthRateLimitRules, registerRateLimits } from '@platform/rate-limits';
+import { sendOAuthError } from '@platform/oauth-errors';
+import { addressBucket, type RateLimitStore, oauthRateLimitRules, registerRateLimits, tooManyRequests } from '@platform/rate-limits';
 import type { FastifyRequest } from 'fastify';
 import { readClientCredentials } from '../client-auth/client-credentials';
 import { FormParams } from '../http/form-params';
 import type { AuthConfig } from '../config/auth-config';
+import { LimitTrips } from '../security-events/limit-trips';
+import { rateLimitExceeded } from '../security-events/recorded-events';
+import { SecurityEvents } from '../security-events/security-events';
 import { TokenEndpointLimits } from '../token/token-endpoint-limits';
 import { RATE_LIMIT_STORE } from './login-throttle';
 
@@ -16,16 +20,27 @@ import { RATE_LIMIT_STORE } from './login-throttle';
  * What is counted once the request is known (per authenticated client, grant, user, failures)
  * is TokenEndpointLimits'. One counter store (Redis when REDIS_URL is set) serves them and the
  * LoginThrottle. Client addresses come from X-Forwarded-For only from TRUSTED_PROXIES
- * (Fastify's trustProxy, set in bootstrap).
+ * (Fastify's trustProxy, set in bootstrap). A caller's first refusal under a limit is a security
+ * event (LimitTrips), recorded without holding up the 429.
  */
 export async function registerAuthServerLimits(app: NestFastifyApplication, config: AuthConfig): Promise<void> {
   const { rateLimits } = config.limits;
   const fastify = app.getHttpAdapter().getInstance();
+  const events = app.get(SecurityEvents, { strict: false });
+  const trips = new LimitTrips();
   await registerRateLimits(fastify, {
     store: app.get<RateLimitStore>(RATE_LIMIT_STORE, { strict: false }),
     enabled: rateLimits.enabled,
     rules: oauthRateLimitRules(rateLimits, OAUTH_PATHS, namedClientId),
     checks: [app.get(TokenEndpointLimits, { strict: false }).failureCheck()],
+    respond: (request, reply, refusal) => {
+      const address = request.ip;
+      if (trips.tripped(refusal.rule.name, addressBucket(address), refusal.retryAfterSeconds)) {
+        // Never rejects (SecurityEvents.record); the caller is answered at once.
+        void events.record(rateLimitExceeded(refusal.rule.name, refusal.retryAfterSeconds, { address, requestId: request.id }));
+      }
+      sendOAuthError(reply, tooManyRequests(refusal));
+    },
   });
 }
 

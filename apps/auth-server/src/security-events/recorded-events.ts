@@ -202,8 +202,13 @@ export function integrationChanged(clientId: string, action: IntegrationAction, 
 }
 
 /** The first refusal of a caller under a request limit in its window (the later ones of the window are not recorded). */
-export function rateLimitExceeded(limit: string, retryAfterSeconds: number, origin: RequestOrigin & { schoolId?: string | null }): SecurityEventInput {
+export function rateLimitExceeded(
+  limit: string,
+  retryAfterSeconds: number,
+  origin: RequestOrigin & { schoolId?: string | null; requestId?: string },
+): SecurityEventInput {
   return {
+    requestId: origin.requestId,
     type: 'auth.rate_limit.exceeded',
     schoolId: origin.schoolId ?? null,
     actor: { type: 'system', id: null },

@@ -20,6 +20,8 @@ export interface SecurityEventInput {
   address?: string | null;
   outcome?: 'success' | 'failure';
   data?: Record<string, unknown>;
+  /** Where the request's logging context is not there yet (a hook before it): the request's id itself. */
+  requestId?: string;
 }
 
 /** The longest field values the ingest takes (libs/contracts platformEventSchema). */
@@ -40,7 +42,7 @@ export function securityEventOf(input: SecurityEventInput, now = new Date(), req
     subject: input.subject ?? null,
     client_id: input.clientId ?? null,
     address: input.address ? input.address.slice(0, MAX_ADDRESS) : null,
-    request_id: requestId ? requestId.slice(0, MAX_REQUEST_ID) : null,
+    request_id: (input.requestId ?? requestId)?.slice(0, MAX_REQUEST_ID) ?? null,
     outcome: input.outcome ?? 'success',
     data: input.data ?? {},
   };
