@@ -1,14 +1,14 @@
 /**
- * CPU cost of a service's request log per request (issue 12): requestLogging for a successful
+ * CPU cost of a service's request log per request: requestLogging for a successful
  * request (short line) and a refused one (headers, censored), pino-http as the services used it
  * before, and one bare pino line. The write itself is left out (the destination drops the line). Prints figures;
- * asserts nothing. Run: `npx jiti libs/observability/scripts/measure-request-log.ts`.
+ * asserts nothing. Run: `npx jiti tools/bench/micro/measure-request-log.ts`.
  */
 import { IncomingMessage, ServerResponse } from 'node:http';
 import { Socket } from 'node:net';
 import pino from 'pino';
 import { pinoHttp, type Options } from 'pino-http';
-import { baseLoggerOptions, requestLogging } from '../src/http-logging';
+import { baseLoggerOptions, requestLogging } from '../../../libs/observability/src/http-logging';
 
 const N = 50_000;
 const sink = { write: (_chunk: string) => undefined };
