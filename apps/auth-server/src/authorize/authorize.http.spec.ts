@@ -57,6 +57,7 @@ function configFor(url: string, poolSize: number): AuthConfig {
     operations: DEFAULT_OPERATIONS,
     limits: loadLimitsConfig({ RATE_LIMITS_ENABLED: 'false', MAINTENANCE_ENABLED: 'false' }),
     cimd: loadCimdConfig({}),
+    dpop: { proofMaxAgeSeconds: 60 },
   };
 }
 

@@ -48,6 +48,7 @@ function client(id: string, changes: Partial<DirectoryClient> = {}): DirectoryCl
     tokenEndpointAuthMethod: 'none',
     grantTypes: ['authorization_code', 'refresh_token'],
     responseTypes: ['code'],
+    dpopBoundAccessTokens: false,
     scope: 'openid students:read',
     createdAt: new Date(0),
     kind: 'dynamic',

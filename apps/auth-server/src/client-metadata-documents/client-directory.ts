@@ -56,6 +56,7 @@ export class ClientDirectory {
       grantTypes: row.grantTypes,
       responseTypes: row.responseTypes,
       scope: row.scope,
+      dpopBoundAccessTokens: row.dpopBoundAccessTokens,
       createdAt: row.createdAt,
       kind,
       scopeCeiling: row.scopeCeiling,

@@ -28,6 +28,7 @@ describe('validateMetadataDocument', () => {
     expect(validateMetadataDocument(URL_ID, valid)).toEqual({
       id: URL_ID.href,
       host: 'app.example.com',
+      dpopBoundAccessTokens: false,
       name: 'App',
       applicationType: 'web',
       redirectUris: ['https://app.example.com/cb'],

@@ -26,6 +26,8 @@ export interface MetadataDocumentClient {
   scope: string;
   /** Every usable redirect URI is a loopback one: the consent page warns. */
   loopbackOnly: boolean;
+  /** RFC 9449 §5.2 dpop_bound_access_tokens: the client always uses DPoP; false when the document omits it. */
+  dpopBoundAccessTokens: boolean;
 }
 
 /**
@@ -57,6 +59,7 @@ const DocumentSchema = z.looseObject({
   response_types: z.array(z.string().max(100)).max(10).optional(),
   application_type: z.string().max(50).optional(),
   scope: z.string().max(2000).optional(),
+  dpop_bound_access_tokens: z.boolean().optional(),
 });
 
 /**
@@ -114,6 +117,7 @@ export function validateMetadataDocument(clientIdUrl: URL, body: unknown): Metad
     // Scopes this server does not know (other servers' names) are ignored, not refused.
     scope: formatScopes(parseScopeString(doc.scope).filter(isScope)),
     loopbackOnly: redirectUris.every((uri) => checkRedirectUri(uri) === null),
+    dpopBoundAccessTokens: doc.dpop_bound_access_tokens ?? false,
   };
 }
 

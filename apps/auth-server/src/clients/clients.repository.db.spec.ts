@@ -32,6 +32,7 @@ const confidential: NewClient = {
   applicationType: 'native',
   redirectUris: ['http://127.0.0.1:8765/callback', 'http://[::1]/cb?x="1",{2}'],
   tokenEndpointAuthMethod: 'client_secret_basic',
+  dpopBoundAccessTokens: true,
   grantTypes: ['authorization_code', 'refresh_token'],
   responseTypes: ['code'],
   scope: 'openid students:read',

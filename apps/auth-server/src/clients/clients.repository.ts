@@ -13,6 +13,8 @@ export interface RegisteredClient {
   grantTypes: string[];
   responseTypes: string[];
   scope: string;
+  /** RFC 9449 §5.2 dpop_bound_access_tokens: every token request of this client must carry a DPoP proof. */
+  dpopBoundAccessTokens: boolean;
   createdAt: Date;
 }
 
@@ -26,12 +28,13 @@ export interface StoredClient extends RegisteredClient {
 }
 
 const INSERT_CLIENT = statement('insert_client', `INSERT INTO clients
-  (id, secret_hash, name, application_type, redirect_uris, token_endpoint_auth_method, grant_types, response_types, scope, created_at)
-  VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`);
+  (id, secret_hash, name, application_type, redirect_uris, token_endpoint_auth_method, grant_types, response_types, scope,
+   dpop_bound_access_tokens, created_at)
+  VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`);
 
 const SELECT_CLIENT = statement('select_client', `SELECT id, secret_hash AS "secretHash", name, application_type AS "applicationType",
   redirect_uris AS "redirectUris", token_endpoint_auth_method AS "tokenEndpointAuthMethod", grant_types AS "grantTypes",
-  response_types AS "responseTypes", scope, created_at AS "createdAt", kind, disabled_at AS "disabledAt",
+  response_types AS "responseTypes", scope, dpop_bound_access_tokens AS "dpopBoundAccessTokens", created_at AS "createdAt", kind, disabled_at AS "disabledAt",
   scope_ceiling AS "scopeCeiling"
   FROM clients WHERE id = $1`);
 
@@ -57,6 +60,7 @@ export class ClientsRepository {
       client.grantTypes,
       client.responseTypes,
       client.scope,
+      client.dpopBoundAccessTokens,
       utc(createdAt),
     ]);
     return { ...client, createdAt };

@@ -76,6 +76,23 @@ export const EnvSchema = z.object({
    * at most 5 minutes, since it is time in which a stolen refresh token goes unnoticed.
    */
   REFRESH_REUSE_GRACE_SECONDS: z.coerce.number().int().min(0).max(300).default(30),
+  /**
+   * How old a DPoP proof (RFC 9449) may be at the token endpoint: its iat no earlier than this many seconds ago
+   * (and no later than 5 s ahead). Its jti is remembered as long, on every replica (used_dpop_proofs).
+   */
+  DPOP_PROOF_MAX_AGE_SECONDS: z.coerce.number().int().min(5).max(300).default(60),
+  /**
+   * Server-provided DPoP nonces at the token endpoint (RFC 9449 §8): a proof must carry a nonce this server issued
+   * in the last 5 to 10 minutes, else `use_dpop_nonce` with a fresh one in `DPoP-Nonce`. Bounds how long before its
+   * use a client can have made a proof. Needs DPOP_NONCE_SECRET.
+   */
+  DPOP_NONCES: booleanFlag.default(false),
+  /**
+   * The secret the DPoP nonces are derived from (HKDF-SHA256), at least 32 characters of high entropy, the same on
+   * every replica (a nonce issued by one is accepted by all). Required when DPOP_NONCES is on; changing it voids the
+   * nonces issued (clients get `use_dpop_nonce` once and retry).
+   */
+  DPOP_NONCE_SECRET: z.string().min(32).optional(),
   /** Set by the launcher when it runs the embedded PostgreSQL. */
   EMBEDDED_MODE: booleanFlag.default(false),
   /** Seed the demo school and demo account (refused in production). Unset: seeded in the embedded mode, outside production. */
@@ -113,6 +130,8 @@ export interface AuthConfig {
   cimd: CimdConfig;
   /** Where the security events go and how the relay sends them (security-events/security-events-config.ts). */
   securityEvents: SecurityEventsConfig;
+  /** DPoP at the token endpoint (RFC 9449): DPOP_PROOF_MAX_AGE_SECONDS; the nonce secret when DPOP_NONCES is on. */
+  dpop: { proofMaxAgeSeconds: number; nonceSecret?: string };
 }
 
 
@@ -140,6 +159,9 @@ export function loadAuthConfig(env: NodeJS.ProcessEnv = process.env): AuthConfig
   const publicUrl = new URL(e.PUBLIC_BASE_URL);
   if (publicUrl.search || publicUrl.hash) {
     throw new ConfigError('PUBLIC_BASE_URL: the issuer must have no query or fragment (RFC 8414 §2)');
+  }
+  if (e.DPOP_NONCES && !e.DPOP_NONCE_SECRET) {
+    throw new ConfigError('DPOP_NONCE_SECRET: DPOP_NONCES needs a secret shared by every replica (at least 32 characters)');
   }
   if (e.NODE_ENV === 'production') {
     if (publicUrl.protocol !== 'https:') throw new ConfigError('PUBLIC_BASE_URL: production needs an https origin (RFC 8414 §2)');
@@ -179,6 +201,7 @@ export function loadAuthConfig(env: NodeJS.ProcessEnv = process.env): AuthConfig
     limits: loadLimitsConfig(env),
     cimd: loadCimdConfig(env),
     securityEvents: loadSecurityEventsConfig(env, withoutTrailingSlashes(e.RESOURCE_SERVER_URL)),
+    dpop: { proofMaxAgeSeconds: e.DPOP_PROOF_MAX_AGE_SECONDS, ...(e.DPOP_NONCES ? { nonceSecret: e.DPOP_NONCE_SECRET } : {}) },
   };
 }
 

@@ -27,10 +27,11 @@ export const PUBLIC_CORS: FastifyCorsOptions = {
   credentials: false,
   methods: ['GET', 'HEAD', 'POST', 'OPTIONS'],
   // Authorization: Basic client authentication and bearer tokens; MCP clients send their
-  // protocol version on every request, discovery included.
-  allowedHeaders: ['Authorization', 'Content-Type', 'MCP-Protocol-Version'],
-  // RFC 6750 §3 / RFC 6749 §5.2 challenges, and Retry-After of a rate limit.
-  exposedHeaders: ['WWW-Authenticate', 'Retry-After'],
+  // protocol version on every request, discovery included; DPoP proofs (RFC 9449 §4.1).
+  allowedHeaders: ['Authorization', 'Content-Type', 'MCP-Protocol-Version', 'DPoP'],
+  // RFC 6750 §3 / RFC 6749 §5.2 challenges, Retry-After of a rate limit, and the DPoP nonce a
+  // browser-based client must be able to read to retry with it (RFC 9449 §8).
+  exposedHeaders: ['WWW-Authenticate', 'Retry-After', 'DPoP-Nonce'],
   maxAge: 600,
   // An OPTIONS request that is not a preflight gets the JSON error every other request gets.
   strictPreflight: false,

@@ -1,5 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { type AuthorizationServerMetadata, OAUTH_PATHS, type OpenIdProviderMetadata } from '@platform/contracts';
+import { DPOP_SIGNING_ALGORITHMS } from '@platform/dpop';
 import { AUTHORIZATION_SERVER_SCOPES } from '@platform/scopes';
 import { CLIENT_ASSERTION_ALGORITHMS } from '../client-auth/client-assertion-rules';
 import { AUTH_CONFIG, type AuthConfig } from '../config/auth-config';
@@ -10,14 +11,17 @@ export const TOKEN_ENDPOINT_AUTH_METHODS = ['none', 'client_secret_basic', 'clie
 /** Introspection answers confidential clients only (introspection.service.ts). */
 export const INTROSPECTION_ENDPOINT_AUTH_METHODS = ['client_secret_post', 'client_secret_basic', 'private_key_jwt'];
 
+/** The metadata with RFC 9449 §5.1's member. */
+type WithDpop<Metadata> = Metadata & { dpop_signing_alg_values_supported: string[] };
+
 /**
  * RFC 8414 metadata: the source of truth for what this server supports. The OpenID
  * Connect discovery document is the same object plus the OIDC-only members.
  */
 @Injectable()
 export class DiscoveryService {
-  private readonly oauthMetadata: AuthorizationServerMetadata;
-  private readonly openIdMetadata: OpenIdProviderMetadata;
+  private readonly oauthMetadata: WithDpop<AuthorizationServerMetadata>;
+  private readonly openIdMetadata: WithDpop<OpenIdProviderMetadata>;
 
   constructor(@Inject(AUTH_CONFIG) config: AuthConfig) {
     const at = (path: string) => `${config.issuer}${path}`;
@@ -45,6 +49,8 @@ export class DiscoveryService {
       introspection_endpoint_auth_signing_alg_values_supported: [...CLIENT_ASSERTION_ALGORITHMS],
       authorization_response_iss_parameter_supported: true,
       client_id_metadata_document_supported: config.cimd.enabled,
+      // RFC 9449 §5.1: the JWS algorithms accepted in DPoP proofs, asymmetric only (@platform/dpop).
+      dpop_signing_alg_values_supported: [...DPOP_SIGNING_ALGORITHMS],
       service_documentation: at(OAUTH_PATHS.serviceDocumentation),
     };
     this.openIdMetadata = {
@@ -60,11 +66,11 @@ export class DiscoveryService {
     };
   }
 
-  authorizationServerMetadata(): AuthorizationServerMetadata {
+  authorizationServerMetadata(): WithDpop<AuthorizationServerMetadata> {
     return this.oauthMetadata;
   }
 
-  openIdConfiguration(): OpenIdProviderMetadata {
+  openIdConfiguration(): WithDpop<OpenIdProviderMetadata> {
     return this.openIdMetadata;
   }
 }

@@ -54,6 +54,7 @@ export class IntrospectionService {
       clientId: string;
       issuedAt: Date;
       expiresAt: Date;
+      dpopJkt: string | null;
       grant: { userId: string; schoolId: string; resource: string };
     },
   ): IntrospectionResponse {
@@ -66,8 +67,11 @@ export class IntrospectionService {
       iss: this.config.issuer,
       exp: Math.floor(token.expiresAt.getTime() / 1000),
       iat: Math.floor(token.issuedAt.getTime() / 1000),
-      token_type: kind === 'access_token' ? 'Bearer' : 'refresh_token',
+      token_type: kind === 'refresh_token' ? 'refresh_token' : token.dpopJkt === null ? 'Bearer' : 'DPoP',
       school_id: token.grant.schoolId,
+      // RFC 9449 §6.2: a DPoP-bound token's introspection "MUST" carry cnf with the jkt it is bound to,
+      // which the resource server checks each proof's key against.
+      ...(token.dpopJkt === null ? {} : { cnf: { jkt: token.dpopJkt } }),
     };
   }
 

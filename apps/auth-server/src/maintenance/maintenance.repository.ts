@@ -11,6 +11,7 @@ export type PurgeKind =
   | 'expiredSessions'
   | 'expiredConsentTokens'
   | 'expiredClientAssertions'
+  | 'expiredDpopProofs'
   | 'lapsedConsents';
 
 export interface PurgeCutoffs {
@@ -19,7 +20,7 @@ export interface PurgeCutoffs {
   unusedClientsCreatedBefore: Date;
   /**
    * Codes and tokens that expired or were revoked before this go; consumed consent tokens, used
-   * client assertions and remembered consents that expired before it too.
+   * client assertions, used DPoP proofs and remembered consents that expired before it too.
    */
   deadBefore: Date;
 }
@@ -102,6 +103,14 @@ export class MaintenanceRepository {
           if (rows.length === 0) return 0;
           const batch = rows.map((row) => row.idHash);
           return (await tx.usedClientAssertion.deleteMany({ where: { AND: [where, { idHash: { in: batch } }] } })).count;
+        }
+        case 'expiredDpopProofs': {
+          // A proof past its window is refused by its iat before its jti is looked at (@platform/dpop).
+          const where = { expiresAt: { lt: deadBefore } };
+          const rows = await tx.usedDpopProof.findMany({ where, select: { idHash: true }, take: batchSize, orderBy: { idHash: 'asc' } });
+          if (rows.length === 0) return 0;
+          const batch = rows.map((row) => row.idHash);
+          return (await tx.usedDpopProof.deleteMany({ where: { AND: [where, { idHash: { in: batch } }] } })).count;
         }
         case 'lapsedConsents': {
           // A lapsed consent answers for nothing (authorize/remembered-consent.ts); its row holds the

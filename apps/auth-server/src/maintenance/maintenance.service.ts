@@ -13,6 +13,7 @@ export const PURGE_ORDER: readonly PurgeKind[] = [
   'expiredSessions',
   'expiredConsentTokens',
   'expiredClientAssertions',
+  'expiredDpopProofs',
   'lapsedConsents',
 ];
 

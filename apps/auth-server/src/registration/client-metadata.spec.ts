@@ -8,6 +8,7 @@ describe('validateClientMetadata (RFC 7591)', () => {
     expect(validateClientMetadata({ redirect_uris: loopback })).toEqual({
       clientName: undefined,
       applicationType: 'native',
+      dpopBoundAccessTokens: false,
       redirectUris: loopback,
       tokenEndpointAuthMethod: 'none',
       grantTypes: ['authorization_code', 'refresh_token'],

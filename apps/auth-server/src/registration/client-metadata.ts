@@ -23,6 +23,8 @@ const MetadataSchema = z.object({
     .refine((grants) => grants.includes('authorization_code'), 'must include authorization_code'),
   response_types: z.array(z.literal('code')).min(1).max(1).default(['code']),
   scope: z.string().max(2000).optional(),
+  // RFC 9449 §5.2: "If omitted, the default value is false."
+  dpop_bound_access_tokens: z.boolean().default(false),
 });
 
 export interface ValidatedClientMetadata {
@@ -37,6 +39,8 @@ export interface ValidatedClientMetadata {
    * when none was registered (requests without scope then get the least-privilege default).
    */
   scope: string;
+  /** RFC 9449 §5.2: the authorization server "MUST reject token requests from the client that do not contain the DPoP header". */
+  dpopBoundAccessTokens: boolean;
 }
 
 /**
@@ -76,6 +80,7 @@ export function validateClientMetadata(body: unknown): ValidatedClientMetadata {
     grantTypes: metadata.grant_types,
     responseTypes: metadata.response_types,
     scope: formatScopes(scopes),
+    dpopBoundAccessTokens: metadata.dpop_bound_access_tokens,
   };
 }
 

@@ -4,12 +4,15 @@ import { ClientsRepository } from '../clients/clients.repository';
 import { generateClientId, generateOpaqueToken, hashToken } from '../crypto/tokens';
 import { validateClientMetadata } from './client-metadata';
 
+/** The client information response with the RFC 9449 §5.2 member this server registers. */
+export type RegistrationResponse = ClientRegistrationResponse & { dpop_bound_access_tokens: boolean };
+
 /** RFC 7591 dynamic client registration, open to native clients with loopback redirect URIs. */
 @Injectable()
 export class RegistrationService {
   constructor(private readonly clients: ClientsRepository) {}
 
-  async register(body: unknown): Promise<ClientRegistrationResponse> {
+  async register(body: unknown): Promise<RegistrationResponse> {
     const metadata = validateClientMetadata(body);
     const confidential = metadata.tokenEndpointAuthMethod !== 'none';
     const clientId = generateClientId();
@@ -25,6 +28,7 @@ export class RegistrationService {
       grantTypes: metadata.grantTypes,
       responseTypes: metadata.responseTypes,
       scope: metadata.scope,
+      dpopBoundAccessTokens: metadata.dpopBoundAccessTokens,
     });
 
     return {
@@ -39,6 +43,7 @@ export class RegistrationService {
       response_types: metadata.responseTypes,
       // §3.2.1: the registered metadata; a scope only when one was registered.
       ...(client.scope ? { scope: client.scope } : {}),
+      dpop_bound_access_tokens: client.dpopBoundAccessTokens,
     };
   }
 }

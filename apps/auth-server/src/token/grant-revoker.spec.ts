@@ -14,6 +14,7 @@ const HELD: ActiveAccessTokenRow = {
   scope: 'courses:read',
   issuedAt: new Date(),
   expiresAt: new Date(Date.now() + 60_000),
+  dpopJkt: null,
   grant: { userId: 'user-1', schoolId: 'school-1', resource: 'https://platform.example' },
 };
 

@@ -5,6 +5,7 @@ import { AUTH_CONFIG, type AuthConfig } from '../config/auth-config';
 import { generateOpaqueToken, hashToken } from '../crypto/tokens';
 import { SigningKeysService } from '../keys/signing-keys.service';
 import { Clock } from './clock';
+import type { TokenBinding } from './dpop/token-binding';
 import type { IssuedGrant, NewTokens } from './token-rows';
 
 /** New tokens of one response: the raw values (they exist in this response alone) and what is stored of them. */
@@ -35,9 +36,10 @@ export class TokenIssuer {
 
   /**
    * `refreshFamily`: the family id the new refresh token starts with (refresh-family.ts); null: no
-   * refresh token (a client not registered for the refresh_token grant).
+   * refresh token (a client not registered for the refresh_token grant). `binding`: the DPoP keys
+   * the new tokens are bound to (token-binding.ts).
    */
-  mint(refreshFamily: string | null): MintedTokens {
+  mint(refreshFamily: string | null, binding: TokenBinding): MintedTokens {
     const now = this.clock.now();
     const accessToken = generateOpaqueToken();
     const refreshToken = refreshFamily === null ? undefined : refreshFamily + generateOpaqueToken();
@@ -46,9 +48,14 @@ export class TokenIssuer {
       refreshToken,
       stored: {
         now,
-        access: { id: randomUUID(), tokenHash: hashToken(accessToken), expiresAt: this.expiry(now, this.config.ttl.accessToken) },
+        access: {
+          id: randomUUID(),
+          tokenHash: hashToken(accessToken),
+          expiresAt: this.expiry(now, this.config.ttl.accessToken),
+          dpopJkt: binding.access,
+        },
         refresh: refreshToken
-          ? { id: randomUUID(), tokenHash: hashToken(refreshToken), expiresAt: this.expiry(now, this.config.ttl.refreshToken) }
+          ? { id: randomUUID(), tokenHash: hashToken(refreshToken), expiresAt: this.expiry(now, this.config.ttl.refreshToken), dpopJkt: binding.refresh }
           : null,
       },
     };
@@ -58,7 +65,8 @@ export class TokenIssuer {
   async respond({ minted, grant }: IssuedTokens): Promise<TokenResponse> {
     const response: TokenResponse = {
       access_token: minted.accessToken,
-      token_type: 'Bearer',
+      // RFC 9449 §5: "token_type" DPoP for an access token bound to a DPoP key.
+      token_type: minted.stored.access.dpopJkt === null ? 'Bearer' : 'DPoP',
       expires_in: this.config.ttl.accessToken,
       ...(minted.refreshToken ? { refresh_token: minted.refreshToken } : {}),
       scope: grant.accessScope,

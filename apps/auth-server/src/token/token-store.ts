@@ -3,7 +3,7 @@ import type { Pool } from 'pg';
 import { batchWhileInFlight } from '../database/batch-while-in-flight';
 import { PG_POOL, query, type Statement, statement, utc } from '../database/pg-pool';
 import { ActiveAccessTokens } from './active-access-tokens';
-import type { AuthorizationCodeStorage, CodeExchange, ConsumedCode } from './grants/authorization-code.storage';
+import type { AuthorizationCodeStorage, CodeExchange, CodeOwner, ConsumedCode } from './grants/authorization-code.storage';
 import type { PresentedRefreshToken, RefreshTokenStorage } from './grants/refresh-token.storage';
 import type { AccessTokenWithUser, ActiveAccessTokenRow, IssuedGrant, NewTokens, RefreshTokenRow } from './token-rows';
 
@@ -32,8 +32,10 @@ import type { AccessTokenWithUser, ActiveAccessTokenRow, IssuedGrant, NewTokens,
 /**
  * RFC 6749 §6 with rotation (RFC 9700 §4.14.2), for a batch: one array element per request.
  * $1–$5: the presented token, the client, the requested scopes (null: none asked) and the access
- * token's scope (null: the token's), the address tag kept on the rotated-out token; $6–$12: the
- * new tokens (NewTokens).
+ * token's scope (null: the token's), the address tag kept on the rotated-out token; $6–$14: the
+ * new tokens (NewTokens); $15: the thumbprint of the request's DPoP key (null: no proof). A token
+ * bound to a DPoP key rotates only with a proof by that key (RFC 9449 §5): with another key or none
+ * nothing happens to it.
  */
 const ROTATE_REFRESH_TOKENS = statement(
   'rotate_refresh_tokens',
@@ -41,9 +43,11 @@ const ROTATE_REFRESH_TOKENS = statement(
 WITH request AS (
   SELECT * FROM unnest(
     $1::text[], $2::text[], $3::text[], $4::text[], $5::text[],
-    $6::timestamp[], $7::text[], $8::text[], $9::timestamp[], $10::text[], $11::text[], $12::timestamp[]
+    $6::timestamp[], $7::text[], $8::text[], $9::timestamp[], $10::text[], $11::text[], $12::timestamp[], $13::text[], $14::text[],
+    $15::text[]
   ) WITH ORDINALITY AS r(presented_hash, client_id, requested_scopes, access_scope, address_tag,
-                         now, refresh_id, refresh_hash, refresh_expires_at, access_id, access_hash, access_expires_at, n)
+                         now, refresh_id, refresh_hash, refresh_expires_at, access_id, access_hash, access_expires_at, refresh_jkt, access_jkt,
+                         proof_jkt, n)
 ),
 presented AS (
   SELECT r.*, t.id AS token_id, t.grant_id
@@ -62,18 +66,19 @@ rotated AS (
   FROM presented p JOIN live_grant g ON g.id = p.grant_id
   WHERE t.id = p.token_id AND t.client_id = p.client_id
     AND t.rotated_at IS NULL AND t.revoked_at IS NULL AND t.expires_at > p.now
+    AND (t.dpop_jkt IS NULL OR t.dpop_jkt = p.proof_jkt)
     AND (p.requested_scopes IS NULL OR string_to_array(t.scope, ' ') @> string_to_array(p.requested_scopes, ' '))
   RETURNING p.*, t.scope, coalesce(p.access_scope, t.scope) AS issued_scope,
             g.user_id, g.school_id, g.resource, g.nonce, g.auth_time
 ),
 -- One more row of a rotation goes here: a CTE inserting from "rotated".
 new_refresh AS (
-  INSERT INTO refresh_tokens (id, token_hash, grant_id, client_id, scope, resource, issued_at, expires_at)
-  SELECT refresh_id, refresh_hash, grant_id, client_id, scope, resource, now, refresh_expires_at FROM rotated
+  INSERT INTO refresh_tokens (id, token_hash, grant_id, client_id, scope, resource, dpop_jkt, issued_at, expires_at)
+  SELECT refresh_id, refresh_hash, grant_id, client_id, scope, resource, refresh_jkt, now, refresh_expires_at FROM rotated
 ),
 new_access AS (
-  INSERT INTO access_tokens (id, token_hash, grant_id, refresh_token_id, client_id, user_id, school_id, scope, audience, issued_at, expires_at)
-  SELECT access_id, access_hash, grant_id, refresh_id, client_id, user_id, school_id, issued_scope, resource, now, access_expires_at FROM rotated
+  INSERT INTO access_tokens (id, token_hash, grant_id, refresh_token_id, client_id, user_id, school_id, scope, audience, dpop_jkt, issued_at, expires_at)
+  SELECT access_id, access_hash, grant_id, refresh_id, client_id, user_id, school_id, issued_scope, resource, access_jkt, now, access_expires_at FROM rotated
 )
 SELECT n, grant_id AS "grantId", client_id AS "clientId", user_id AS "userId", school_id AS "schoolId",
        resource, nonce, auth_time AS "authTime", issued_scope AS "accessScope"
@@ -84,8 +89,9 @@ FROM rotated`,
  * RFC 6749 §4.1.3, for a batch: one array element per request. Each code is consumed, once
  * (consumed_at IS NULL), whatever comes next; the tokens are inserted only when it is unexpired,
  * its grant alive, the redirect_uri identical and the PKCE challenge the code's. $1–$4: the
- * presented code, the client, redirect_uri, the challenge of the code_verifier; $5–$11: the new
- * tokens (NewTokens; refresh_* null for none).
+ * presented code, the client, redirect_uri, the challenge of the code_verifier; $5–$13: the new
+ * tokens (NewTokens; refresh_* null for none); $14: the thumbprint of the request's DPoP key (null:
+ * no proof). A code bound to a key (dpop_jkt, RFC 9449 §10) is not even consumed without a proof by it.
  */
 const CONSUME_CODES = statement(
   'consume_codes',
@@ -93,9 +99,11 @@ const CONSUME_CODES = statement(
 WITH request AS (
   SELECT * FROM unnest(
     $1::text[], $2::text[], $3::text[], $4::text[],
-    $5::timestamp[], $6::text[], $7::text[], $8::timestamp[], $9::text[], $10::text[], $11::timestamp[]
+    $5::timestamp[], $6::text[], $7::text[], $8::timestamp[], $9::text[], $10::text[], $11::timestamp[], $12::text[], $13::text[],
+    $14::text[]
   ) WITH ORDINALITY AS r(code_hash, client_id, redirect_uri, code_challenge,
-                         now, refresh_id, refresh_hash, refresh_expires_at, access_id, access_hash, access_expires_at, n)
+                         now, refresh_id, refresh_hash, refresh_expires_at, access_id, access_hash, access_expires_at, refresh_jkt, access_jkt,
+                         proof_jkt, n)
 ),
 presented AS (
   SELECT r.*, c.id AS code_id, c.grant_id
@@ -113,6 +121,7 @@ consumed AS (
   UPDATE authorization_codes c SET consumed_at = p.now
   FROM presented p JOIN code_grant g ON g.id = p.grant_id AND g.client_id = p.client_id
   WHERE c.id = p.code_id AND c.consumed_at IS NULL
+    AND (c.dpop_jkt IS NULL OR c.dpop_jkt = p.proof_jkt)
   RETURNING p.*, c.expires_at, c.redirect_uri AS stored_redirect_uri, c.code_challenge AS stored_code_challenge,
             g.revoked_at AS grant_revoked_at, g.user_id, g.school_id, g.scope, g.resource, g.nonce, g.auth_time,
             (c.expires_at > p.now AND g.revoked_at IS NULL
@@ -120,13 +129,13 @@ consumed AS (
 ),
 -- One more row of a code exchange goes here: a CTE inserting from "consumed" (WHERE valid: tokens were issued).
 new_refresh AS (
-  INSERT INTO refresh_tokens (id, token_hash, grant_id, client_id, scope, resource, issued_at, expires_at)
-  SELECT refresh_id, refresh_hash, grant_id, client_id, scope, resource, now, refresh_expires_at
+  INSERT INTO refresh_tokens (id, token_hash, grant_id, client_id, scope, resource, dpop_jkt, issued_at, expires_at)
+  SELECT refresh_id, refresh_hash, grant_id, client_id, scope, resource, refresh_jkt, now, refresh_expires_at
   FROM consumed WHERE valid AND refresh_hash IS NOT NULL
 ),
 new_access AS (
-  INSERT INTO access_tokens (id, token_hash, grant_id, refresh_token_id, client_id, user_id, school_id, scope, audience, issued_at, expires_at)
-  SELECT access_id, access_hash, grant_id, refresh_id, client_id, user_id, school_id, scope, resource, now, access_expires_at
+  INSERT INTO access_tokens (id, token_hash, grant_id, refresh_token_id, client_id, user_id, school_id, scope, audience, dpop_jkt, issued_at, expires_at)
+  SELECT access_id, access_hash, grant_id, refresh_id, client_id, user_id, school_id, scope, resource, access_jkt, now, access_expires_at
   FROM consumed WHERE valid
 )
 SELECT n, expires_at AS "expiresAt", stored_redirect_uri AS "redirectUri", stored_code_challenge AS "codeChallenge",
@@ -142,7 +151,8 @@ const CONSUME_CODES_NOWAIT = statement('consume_codes_nowait', CONSUME_CODES.tex
 
 /**
  * The reuse window: a new pair in a grant still alive, nothing rotated. $1 the grant, $2 the
- * refresh token's scope, $3 the access token's; $4–$10 the new tokens.
+ * refresh token's scope, $3 the access token's; $4–$10 the new tokens; $11, $12 the DPoP keys
+ * the new refresh and access tokens are bound to (null: none).
  */
 const ISSUE_IN_GRANT = statement(
   'issue_in_grant',
@@ -153,12 +163,12 @@ WITH live_grant AS (
   FOR SHARE
 ),
 new_refresh AS (
-  INSERT INTO refresh_tokens (id, token_hash, grant_id, client_id, scope, resource, issued_at, expires_at)
-  SELECT $5, $6, id, client_id, $2, resource, $4::timestamp, $7::timestamp FROM live_grant
+  INSERT INTO refresh_tokens (id, token_hash, grant_id, client_id, scope, resource, dpop_jkt, issued_at, expires_at)
+  SELECT $5, $6, id, client_id, $2, resource, $11, $4::timestamp, $7::timestamp FROM live_grant
 ),
 new_access AS (
-  INSERT INTO access_tokens (id, token_hash, grant_id, refresh_token_id, client_id, user_id, school_id, scope, audience, issued_at, expires_at)
-  SELECT $8, $9, id, $5, client_id, user_id, school_id, $3, resource, $4::timestamp, $10::timestamp FROM live_grant
+  INSERT INTO access_tokens (id, token_hash, grant_id, refresh_token_id, client_id, user_id, school_id, scope, audience, dpop_jkt, issued_at, expires_at)
+  SELECT $8, $9, id, $5, client_id, user_id, school_id, $3, resource, $12, $4::timestamp, $10::timestamp FROM live_grant
 )
 SELECT id AS "grantId", client_id AS "clientId", user_id AS "userId", school_id AS "schoolId",
        resource, nonce, auth_time AS "authTime", $3::text AS "accessScope"
@@ -168,7 +178,7 @@ FROM live_grant`,
 const FIND_CODE_OWNER = statement(
   'find_code_owner',
   `
-SELECT g.client_id AS "clientId", g.id AS "grantId"
+SELECT g.client_id AS "clientId", g.id AS "grantId", c.consumed_at IS NOT NULL AS consumed, c.dpop_jkt AS "dpopJkt"
 FROM authorization_codes c JOIN grants g ON g.id = c.grant_id
 WHERE c.code_hash = $1`,
 );
@@ -178,7 +188,7 @@ const FIND_REFRESH_TOKEN = statement(
   `
 SELECT r.id, r.token_hash AS "tokenHash", r.grant_id AS "grantId", r.client_id AS "clientId", r.scope,
        r.issued_at AS "issuedAt", r.expires_at AS "expiresAt", r.rotated_at AS "rotatedAt",
-       r.rotation_address_tag AS "rotationAddressTag", r.revoked_at AS "revokedAt",
+       r.rotation_address_tag AS "rotationAddressTag", r.revoked_at AS "revokedAt", r.dpop_jkt AS "dpopJkt",
        g.revoked_at AS "grantRevokedAt", g.user_id AS "userId", g.school_id AS "schoolId", g.resource
 FROM refresh_tokens r JOIN grants g ON g.id = r.grant_id
 WHERE r.token_hash = $1`,
@@ -188,7 +198,7 @@ const FIND_ACTIVE_ACCESS_TOKEN = statement(
   'find_active_access_token',
   `
 SELECT a.id, a.token_hash AS "tokenHash", a.grant_id AS "grantId", a.client_id AS "clientId", a.scope,
-       a.issued_at AS "issuedAt", a.expires_at AS "expiresAt",
+       a.issued_at AS "issuedAt", a.expires_at AS "expiresAt", a.dpop_jkt AS "dpopJkt",
        g.user_id AS "userId", g.school_id AS "schoolId", g.resource
 FROM access_tokens a JOIN grants g ON g.id = a.grant_id
 WHERE a.token_hash = $1 AND a.revoked_at IS NULL AND g.revoked_at IS NULL AND a.expires_at > $2::timestamp`,
@@ -197,7 +207,7 @@ WHERE a.token_hash = $1 AND a.revoked_at IS NULL AND g.revoked_at IS NULL AND a.
 const FIND_ACTIVE_ACCESS_TOKEN_WITH_USER = statement(
   'find_active_access_token_with_user',
   `
-SELECT a.scope, u.id, u.name, u.email, u.email_verified AS "emailVerified", u.school_id AS "schoolId", u.role
+SELECT a.scope, a.dpop_jkt AS "dpopJkt", u.id, u.name, u.email, u.email_verified AS "emailVerified", u.school_id AS "schoolId", u.role
 FROM access_tokens a JOIN grants g ON g.id = a.grant_id JOIN users u ON u.id = g.user_id
 WHERE a.token_hash = $1 AND a.revoked_at IS NULL AND g.revoked_at IS NULL AND a.expires_at > $2::timestamp`,
 );
@@ -244,8 +254,8 @@ export class TokenStore implements AuthorizationCodeStorage, RefreshTokenStorage
     );
   }
 
-  async findCodeOwner(codeHash: string): Promise<{ clientId: string; grantId: string } | null> {
-    const rows = await query<{ clientId: string; grantId: string }>(this.pool, FIND_CODE_OWNER, [codeHash]);
+  async findCodeOwner(codeHash: string): Promise<CodeOwner | null> {
+    const rows = await query<CodeOwner>(this.pool, FIND_CODE_OWNER, [codeHash]);
     return rows[0] ?? null;
   }
 
@@ -271,6 +281,8 @@ export class TokenStore implements AuthorizationCodeStorage, RefreshTokenStorage
           tokens.access.id,
           tokens.access.tokenHash,
           utc(tokens.access.expiresAt),
+          refresh.dpopJkt,
+          tokens.access.dpopJkt,
         ]);
         return rows[0] ?? null;
       },
@@ -300,13 +312,14 @@ export class TokenStore implements AuthorizationCodeStorage, RefreshTokenStorage
 
   /** The live access token of this hash with its grant's user (userinfo; not held in memory). */
   async findActiveAccessTokenWithUser(tokenHash: string, now: Date): Promise<AccessTokenWithUser | null> {
-    const [row] = await query<{ scope: string } & AccessTokenWithUser['grant']['user']>(this.pool, FIND_ACTIVE_ACCESS_TOKEN_WITH_USER, [
-      tokenHash,
-      utc(now),
-    ]);
+    const [row] = await query<{ scope: string; dpopJkt: string | null } & AccessTokenWithUser['grant']['user']>(
+      this.pool,
+      FIND_ACTIVE_ACCESS_TOKEN_WITH_USER,
+      [tokenHash, utc(now)],
+    );
     if (!row) return null;
-    const { scope, ...user } = row;
-    return { scope, grant: { user } };
+    const { scope, dpopJkt, ...user } = row;
+    return { scope, dpopJkt, grant: { user } };
   }
 
   private async rotate(rotation: Statement, items: readonly Rotation[]): Promise<Array<IssuedGrant | null>> {
@@ -317,6 +330,7 @@ export class TokenStore implements AuthorizationCodeStorage, RefreshTokenStorage
       items.map(({ presented }) => presented.requested?.scope ?? null),
       items.map(({ presented }) => presented.addressTag),
       ...newTokenArrays(items.map(({ tokens }) => tokens)),
+      items.map(({ presented }) => presented.dpopJkt),
     ]);
     return byItem(rows, items.length);
   }
@@ -328,6 +342,7 @@ export class TokenStore implements AuthorizationCodeStorage, RefreshTokenStorage
       items.map(({ exchange }) => exchange.redirectUri),
       items.map(({ exchange }) => exchange.codeChallenge),
       ...newTokenArrays(items.map(({ tokens }) => tokens)),
+      items.map(({ exchange }) => exchange.dpopJkt),
     ]);
     return byItem(rows, items.length).map((row) => {
       if (!row) return null;
@@ -337,7 +352,10 @@ export class TokenStore implements AuthorizationCodeStorage, RefreshTokenStorage
   }
 }
 
-/** The new tokens of a batch as the statements' arrays: now, refresh id, hash, expiry, access id, hash, expiry. */
+/**
+ * The new tokens of a batch as the statements' arrays: now, refresh id, hash, expiry, access id, hash,
+ * expiry, the DPoP keys the refresh and the access token are bound to.
+ */
 function newTokenArrays(batch: readonly NewTokens[]): unknown[][] {
   return [
     batch.map((tokens) => utc(tokens.now)),
@@ -347,6 +365,8 @@ function newTokenArrays(batch: readonly NewTokens[]): unknown[][] {
     batch.map((tokens) => tokens.access.id),
     batch.map((tokens) => tokens.access.tokenHash),
     batch.map((tokens) => utc(tokens.access.expiresAt)),
+    batch.map((tokens) => tokens.refresh?.dpopJkt ?? null),
+    batch.map((tokens) => tokens.access.dpopJkt),
   ];
 }
 
@@ -373,6 +393,7 @@ function activeToken(tokens: NewTokens, grant: IssuedGrant): ActiveAccessTokenRo
     scope: grant.accessScope,
     issuedAt: tokens.now,
     expiresAt: tokens.access.expiresAt,
+    dpopJkt: tokens.access.dpopJkt,
     grant: { userId: grant.userId, schoolId: grant.schoolId, resource: grant.resource },
   };
 }

@@ -14,7 +14,12 @@ export class TokenController {
   @HttpCode(200)
   @Header('cache-control', 'no-store')
   @Header('pragma', 'no-cache')
-  token(@Body() body: unknown, @Req() request: FastifyRequest, @Headers('authorization') authorization?: string) {
-    return this.tokens.exchange(body, authorization, request.ip);
+  token(
+    @Body() body: unknown,
+    @Req() request: FastifyRequest,
+    @Headers('authorization') authorization?: string,
+    @Headers('dpop') dpop?: string | string[],
+  ) {
+    return this.tokens.exchange(body, authorization, request.ip, dpop);
   }
 }

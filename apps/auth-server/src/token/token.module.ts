@@ -4,6 +4,8 @@ import { RevocationPublisher } from '../events/revocation-publisher';
 import { KeysModule } from '../keys/keys.module';
 import { ActiveAccessTokens } from './active-access-tokens';
 import { Clock } from './clock';
+import { TokenEndpointDpop } from './dpop/token-endpoint-dpop';
+import { UsedDpopProofs } from './dpop/used-dpop-proofs.repository';
 import { GrantRevoker } from './grant-revoker';
 import { AuthorizationCodeGrant } from './grants/authorization-code.grant';
 import { AUTHORIZATION_CODE_STORAGE } from './grants/authorization-code.storage';
@@ -41,6 +43,8 @@ import { TokensRepository } from './tokens.repository';
     Clock,
     TokenEndpointLimits,
     TokenEndpointMetrics,
+    TokenEndpointDpop,
+    UsedDpopProofs,
   ],
   exports: [TokensRepository, TokenLookup, GrantRevoker, RevocationPublisher, TokenEndpointLimits],
 })

@@ -1,5 +1,12 @@
 import type { TokenResponse } from '@platform/contracts';
-import { InvalidClientError, InvalidGrantError, InvalidRequestError, TooManyRequestsError, UnsupportedGrantTypeError } from '@platform/oauth-errors';
+import {
+  InvalidClientError,
+  InvalidDpopProofError,
+  InvalidGrantError,
+  InvalidRequestError,
+  TooManyRequestsError,
+  UnsupportedGrantTypeError,
+} from '@platform/oauth-errors';
 import { MemoryRateLimitStore } from '@platform/rate-limits';
 import type { FastifyRequest } from 'fastify';
 import { authenticatorOver, basic, confidentialClient, directoryClient, type ExpectedOAuthError, expectOAuthError } from '../../test/support/unit-fixtures';
@@ -7,6 +14,7 @@ import { MetadataDocumentError } from '../client-metadata-documents';
 import type { AuthConfig } from '../config/auth-config';
 import { loadLimitsConfig } from '../config/limits-config';
 import type { AuthMetrics } from '../observability/auth-metrics';
+import type { TokenEndpointDpop } from './dpop/token-endpoint-dpop';
 import type { AuthorizationCodeGrant } from './grants/authorization-code.grant';
 import type { GrantHandler } from './grants/grant-handler';
 import type { RefreshTokenGrant } from './grants/refresh-token.grant';
@@ -24,6 +32,7 @@ import { TokenService } from './token.service';
 
 const CLIENT = directoryClient({ id: 'public-app' });
 const CONFIDENTIAL = confidentialClient('web-app', 'the-secret');
+const DPOP_BOUND = directoryClient({ id: 'dpop-app', dpopBoundAccessTokens: true });
 const RESPONSE: TokenResponse = { access_token: 'at', token_type: 'Bearer', expires_in: 900, scope: 'courses:read' };
 const ADDRESS = '198.51.100.7';
 
@@ -31,8 +40,8 @@ function setup(env: Record<string, string> = {}, grantError?: Error) {
   const calls: string[] = [];
   const grant = <T extends string>(grantType: T) => ({
     grantType,
-    async handle(client: { id: string }, _params: unknown, context: { address: string }) {
-      calls.push(`${grantType} for ${client.id} from ${context.address}`);
+    async handle(client: { id: string }, _params: unknown, context: { address: string; dpopJkt: string | null }) {
+      calls.push(`${grantType} for ${client.id} from ${context.address}${context.dpopJkt ? ` with DPoP key ${context.dpopJkt}` : ''}`);
       if (grantError) throw grantError;
       return RESPONSE;
     },
@@ -43,13 +52,14 @@ function setup(env: Record<string, string> = {}, grantError?: Error) {
   const config = { limits: loadLimitsConfig(env) } as AuthConfig;
   const limits = new TokenEndpointLimits(new MemoryRateLimitStore(), config, new TokenEndpointMetrics());
   const service = new TokenService(
-    authenticatorOver([CLIENT, CONFIDENTIAL], (clientId) => {
+    authenticatorOver([CLIENT, CONFIDENTIAL, DPOP_BOUND], (clientId) => {
       calls.push(`findClient ${clientId}`);
       if (clientId.startsWith('https://')) throw new MetadataDocumentError('unreachable', 'the document could not be fetched');
     }),
     authorizationCode as unknown as AuthorizationCodeGrant,
     refreshToken as unknown as RefreshTokenGrant,
     limits,
+    dpopDouble(calls),
     metrics as AuthMetrics,
   );
   /** Whether the token route's hook refuses this address before reading the body. */
@@ -57,8 +67,21 @@ function setup(env: Record<string, string> = {}, grantError?: Error) {
   return { service, calls, refusedAt };
 }
 
+/** A proof is its key's name; 'forged' is refused as TokenEndpointDpop would. */
+function dpopDouble(calls: string[]): TokenEndpointDpop {
+  return {
+    async proofKey(header: string | string[] | undefined) {
+      if (header === undefined) return null;
+      calls.push(`DPoP proof ${String(header)}`);
+      if (header === 'forged') throw new InvalidDpopProofError('The DPoP proof is invalid');
+      return String(header);
+    },
+  } as unknown as TokenEndpointDpop;
+}
+
 interface Case {
   name: string;
+  dpop?: string;
   request: Record<string, string | string[]>;
   expected: { issued: true; calls: string[] } | (ExpectedOAuthError & { calls: string[] });
 }
@@ -101,13 +124,44 @@ const cases: Case[] = [
     request: { grant_type: 'authorization_code', client_id: 'nobody' },
     expected: { error: InvalidClientError, code: 'invalid_client', description: 'Client authentication failed', calls: ['findClient nobody'] },
   },
+  {
+    name: 'a DPoP proof is checked after the client authenticated; the grant gets its key (RFC 9449 §5)',
+    dpop: 'key-1',
+    request: { grant_type: 'authorization_code', client_id: CLIENT.id },
+    expected: {
+      issued: true,
+      calls: ['findClient public-app', 'DPoP proof key-1', `authorization_code for public-app from ${ADDRESS} with DPoP key key-1`, 'metric authorization_code'],
+    },
+  },
+  {
+    name: 'an invalid DPoP proof → invalid_dpop_proof, no grant runs',
+    dpop: 'forged',
+    request: { grant_type: 'refresh_token', client_id: CLIENT.id },
+    expected: { error: InvalidDpopProofError, code: 'invalid_dpop_proof', description: 'The DPoP proof is invalid', calls: ['findClient public-app', 'DPoP proof forged'] },
+  },
+  {
+    name: 'a client registered with dpop_bound_access_tokens and no proof → invalid_dpop_proof (RFC 9449 §5.2)',
+    request: { grant_type: 'authorization_code', client_id: DPOP_BOUND.id },
+    expected: {
+      error: InvalidDpopProofError,
+      code: 'invalid_dpop_proof',
+      description: 'A DPoP proof is required: this client registered dpop_bound_access_tokens',
+      calls: ['findClient dpop-app'],
+    },
+  },
+  {
+    name: 'the same client with a proof is served',
+    dpop: 'key-2',
+    request: { grant_type: 'authorization_code', client_id: DPOP_BOUND.id },
+    expected: { issued: true, calls: ['findClient dpop-app', 'DPoP proof key-2', `authorization_code for dpop-app from ${ADDRESS} with DPoP key key-2`, 'metric authorization_code'] },
+  },
 ];
 
 describe('TokenService (RFC 6749 §3.2 token endpoint dispatch)', () => {
-  it.each(cases)('$name', async ({ request, expected }) => {
+  it.each(cases)('$name', async ({ request, dpop, expected }) => {
     const { service, calls } = setup();
 
-    const outcome = service.exchange(request, undefined, ADDRESS);
+    const outcome = service.exchange(request, undefined, ADDRESS, dpop);
 
     if ('error' in expected) await expectOAuthError(outcome, expected);
     else expect(await outcome).toBe(RESPONSE);

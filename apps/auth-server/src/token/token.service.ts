@@ -1,11 +1,12 @@
 import { Injectable, Optional } from '@nestjs/common';
 import type { TokenResponse } from '@platform/contracts';
-import { UnsupportedGrantTypeError } from '@platform/oauth-errors';
+import { InvalidDpopProofError, UnsupportedGrantTypeError } from '@platform/oauth-errors';
 import { addressBucket } from '@platform/rate-limits';
 import { ClientAuthenticator } from '../client-auth/client-authenticator';
 import { readClientCredentials } from '../client-auth/client-credentials';
 import { FormParams } from '../http/form-params';
 import { AuthMetrics } from '../observability/auth-metrics';
+import { TokenEndpointDpop } from './dpop/token-endpoint-dpop';
 import { AuthorizationCodeGrant } from './grants/authorization-code.grant';
 import type { GrantHandler } from './grants/grant-handler';
 import { RefreshTokenGrant } from './grants/refresh-token.grant';
@@ -14,8 +15,8 @@ import { TokenEndpointLimits } from './token-endpoint-limits';
 
 /**
  * The token endpoint: read the grant type, authenticate the client, spend its budget if it
- * authenticated, run the grant; a failure that looks like guessing is counted against the
- * caller's address (TokenEndpointLimits).
+ * authenticated, check its DPoP proof if any, run the grant; a failure that looks like guessing is
+ * counted against the caller's address (TokenEndpointLimits).
  */
 @Injectable()
 export class TokenService {
@@ -26,6 +27,7 @@ export class TokenService {
     authorizationCode: AuthorizationCodeGrant,
     refreshToken: RefreshTokenGrant,
     private readonly limits: TokenEndpointLimits,
+    private readonly dpop: TokenEndpointDpop,
     // Optional: test modules built without the app's ObservabilityModule still work.
     @Optional() private readonly metrics?: AuthMetrics,
   ) {
@@ -37,8 +39,11 @@ export class TokenService {
     }
   }
 
-  /** `clientIp`: the caller's address (request.ip: X-Forwarded-For believed from TRUSTED_PROXIES only). */
-  async exchange(body: unknown, authorization: string | undefined, clientIp: string): Promise<TokenResponse> {
+  /**
+   * `clientIp`: the caller's address (request.ip: X-Forwarded-For believed from TRUSTED_PROXIES only);
+   * `dpopProof`: the request's DPoP header(s), if any (RFC 9449 §5).
+   */
+  async exchange(body: unknown, authorization: string | undefined, clientIp: string, dpopProof?: string | string[]): Promise<TokenResponse> {
     const address = addressBucket(clientIp);
     try {
       const params = FormParams.from(body);
@@ -48,7 +53,13 @@ export class TokenService {
       const client = await this.clientAuth.authenticate(readClientCredentials(params, authorization));
       const admitted = this.limits.admitClient(client);
       if (admitted) await admitted;
-      const response = await grant.handle(client, params, { address });
+      const dpopJkt = await this.dpop.proofKey(dpopProof);
+      // RFC 9449 §5.2: with dpop_bound_access_tokens the server "MUST reject token requests from the
+      // client that do not contain the DPoP header".
+      if (dpopJkt === null && client.dpopBoundAccessTokens) {
+        throw new InvalidDpopProofError('A DPoP proof is required: this client registered dpop_bound_access_tokens');
+      }
+      const response = await grant.handle(client, params, { address, dpopJkt });
       this.metrics?.tokenIssued(grantType);
       return response;
     } catch (error) {

@@ -37,6 +37,7 @@ export function registeredClient(overrides: Partial<RegisteredClient> = {}): Reg
     grantTypes: ['authorization_code', 'refresh_token'],
     responseTypes: ['code'],
     scope: 'courses:read',
+    dpopBoundAccessTokens: false,
     createdAt: new Date(0),
     ...overrides,
   };
@@ -101,6 +102,7 @@ export function accessTokenRow(raw: string, clientId: string): ActiveAccessToken
     scope: 'courses:read',
     issuedAt: TOKEN_TIMES.issuedAt,
     expiresAt: TOKEN_TIMES.expiresAt,
+    dpopJkt: null,
     grant: { ...TOKEN_GRANT },
   };
 }

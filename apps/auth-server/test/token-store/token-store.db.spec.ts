@@ -29,22 +29,25 @@ jest.setTimeout(120_000);
 const PARALLEL = 12;
 const HOUR = 3600_000;
 
-function newTokens(withRefresh = true): NewTokens {
+/** `bound`: the DPoP keys the new access and refresh tokens are bound to (none unless given). */
+function newTokens(withRefresh = true, bound: { access?: string; refresh?: string } = {}): NewTokens {
   const now = new Date();
   return {
     now,
-    access: { id: randomUUID(), tokenHash: hashToken(generateOpaqueToken()), expiresAt: new Date(now.getTime() + HOUR) },
-    refresh: withRefresh ? { id: randomUUID(), tokenHash: hashToken(generateOpaqueToken()), expiresAt: new Date(now.getTime() + 24 * HOUR) } : null,
+    access: { id: randomUUID(), tokenHash: hashToken(generateOpaqueToken()), expiresAt: new Date(now.getTime() + HOUR), dpopJkt: bound.access ?? null },
+    refresh: withRefresh
+      ? { id: randomUUID(), tokenHash: hashToken(generateOpaqueToken()), expiresAt: new Date(now.getTime() + 24 * HOUR), dpopJkt: bound.refresh ?? null }
+      : null,
   };
 }
 
 /** A presentation of the refresh token `tokenHash` by `clientId`, within `scopes` when given. */
-function presentation(tokenHash: string, clientId = 'client-a', scopes?: string[]): PresentedRefreshToken {
-  return { tokenHash, clientId, requested: scopes ? { scopes, scope: scopes.join(' ') } : null, addressTag: 'a1b2' };
+function presentation(tokenHash: string, clientId = 'client-a', scopes?: string[], dpopJkt: string | null = null): PresentedRefreshToken {
+  return { tokenHash, clientId, requested: scopes ? { scopes, scope: scopes.join(' ') } : null, addressTag: 'a1b2', dpopJkt };
 }
 
 function exchangeOf(codeHash: string, verifier: string, overrides: Partial<CodeExchange> = {}): CodeExchange {
-  return { codeHash, clientId: 'client-a', redirectUri: 'http://127.0.0.1/cb', codeChallenge: challengeOf(verifier), ...overrides };
+  return { codeHash, clientId: 'client-a', redirectUri: 'http://127.0.0.1/cb', codeChallenge: challengeOf(verifier), dpopJkt: null, ...overrides };
 }
 
 describe('token storage (one statement per single-use step, real database)', () => {
@@ -84,19 +87,30 @@ describe('token storage (one statement per single-use step, real database)', () 
     return created.id;
   }
 
-  async function refreshToken(grantId: string): Promise<string> {
+  /** `dpopJkt`: the DPoP key the token is bound to (a public client's, RFC 9449 §5). */
+  async function refreshToken(grantId: string, dpopJkt: string | null = null): Promise<string> {
     const tokenHash = hashToken(generateOpaqueToken());
     const now = new Date();
     await prisma.refreshToken.create({
-      data: { tokenHash, grantId, clientId: 'client-a', scope: 'openid courses:read', resource: 'http://api.test', issuedAt: now, expiresAt: new Date(now.getTime() + HOUR) },
+      data: {
+        tokenHash,
+        grantId,
+        clientId: 'client-a',
+        scope: 'openid courses:read',
+        resource: 'http://api.test',
+        dpopJkt,
+        issuedAt: now,
+        expiresAt: new Date(now.getTime() + HOUR),
+      },
     });
     return tokenHash;
   }
 
-  async function code(grantId: string, verifier: string): Promise<string> {
+  /** `dpopJkt`: the authorization request's dpop_jkt (RFC 9449 §10). */
+  async function code(grantId: string, verifier: string, dpopJkt: string | null = null): Promise<string> {
     const codeHash = hashToken(generateOpaqueToken());
     await prisma.authorizationCode.create({
-      data: { codeHash, grantId, redirectUri: 'http://127.0.0.1/cb', codeChallenge: challengeOf(verifier), expiresAt: new Date(Date.now() + 60_000) },
+      data: { codeHash, grantId, redirectUri: 'http://127.0.0.1/cb', codeChallenge: challengeOf(verifier), dpopJkt, expiresAt: new Date(Date.now() + 60_000) },
     });
     return codeHash;
   }
@@ -260,7 +274,7 @@ describe('token storage (one statement per single-use step, real database)', () 
     // Another client's code is not consumed.
     const others = await code(grantId, verifier);
     expect(await store.consumeCode(exchangeOf(others, verifier, { clientId: 'client-b' }), newTokens())).toBeNull();
-    expect(await store.findCodeOwner(others)).toEqual({ clientId: 'client-a', grantId });
+    expect(await store.findCodeOwner(others)).toEqual({ clientId: 'client-a', grantId, consumed: false, dpopJkt: null });
     expect((await prisma.authorizationCode.findUnique({ where: { codeHash: others } }))?.consumedAt).toBeNull();
     expect(await prisma.accessToken.count({ where: { grantId } })).toBe(0);
   });
@@ -283,6 +297,7 @@ describe('token storage (one statement per single-use step, real database)', () 
     expect(await anotherProcess().findActiveAccessToken(tokens.access.tokenHash, new Date(tokens.access.expiresAt.getTime() + 1))).toBeNull();
     expect(await store.findActiveAccessTokenWithUser(tokens.access.tokenHash, new Date())).toEqual({
       scope: 'openid courses:read',
+      dpopJkt: null,
       grant: { user: { id: 'u1', name: 'U', email: 'u1@x.test', emailVerified: false, schoolId: 's1', role: 'owner' } },
     });
   });
@@ -307,5 +322,69 @@ describe('token storage (one statement per single-use step, real database)', () 
       // Issuing after the revocation: nothing.
       expect(await store.issueInGrant(grantId, { refresh: 'openid', access: 'openid' }, newTokens())).toBeNull();
     }
+  });
+
+  describe('DPoP binding (RFC 9449 §5, §10): the key is a condition of the single-use step', () => {
+    const KEY = 'k'.repeat(43);
+    const OTHER_KEY = 'o'.repeat(43);
+    const bound = { access: KEY, refresh: KEY };
+
+    it('a bound refresh token with another key or none rotates nothing and stores nothing; with its key it rotates, the successors bound', async () => {
+      const grantId = await grant();
+      const presented = await refreshToken(grantId, KEY);
+      expect(await store.rotateRefreshToken(presentation(presented, 'client-a', undefined, OTHER_KEY), newTokens(true, { access: OTHER_KEY, refresh: OTHER_KEY }))).toBeNull();
+      expect(await store.rotateRefreshToken(presentation(presented), newTokens())).toBeNull();
+      expect(await prisma.refreshToken.findUnique({ where: { tokenHash: presented } })).toMatchObject({ rotatedAt: null, dpopJkt: KEY });
+      expect(await prisma.accessToken.count({ where: { grantId } })).toBe(0);
+
+      const successors = newTokens(true, bound);
+      expect(await store.rotateRefreshToken(presentation(presented, 'client-a', undefined, KEY), successors)).not.toBeNull();
+      expect(await prisma.refreshToken.findUnique({ where: { tokenHash: successors.refresh?.tokenHash } })).toMatchObject({ dpopJkt: KEY, rotatedAt: null });
+      expect(await anotherProcess().findActiveAccessToken(successors.access.tokenHash, new Date())).toMatchObject({ dpopJkt: KEY });
+      expect(await store.findRefreshToken(presented)).toMatchObject({ dpopJkt: KEY, rotatedAt: expect.any(Date) });
+    });
+
+    it('of parallel rotations of one bound token, with its key and with another, exactly one rotates: one with its key', async () => {
+      const grantId = await grant();
+      const presented = await refreshToken(grantId, KEY);
+      const keys = Array.from({ length: PARALLEL }, (_, i) => (i % 2 === 0 ? KEY : OTHER_KEY));
+      const results = await Promise.all(keys.map((key) => store.rotateRefreshToken(presentation(presented, 'client-a', undefined, key), newTokens(true, { access: key, refresh: key }))));
+      expect(results.map((row, i) => (row === null ? null : keys[i]))).toEqual(expect.arrayContaining([KEY]));
+      expect(results.filter((row) => row !== null)).toHaveLength(1);
+      expect(await prisma.refreshToken.count({ where: { grantId, dpopJkt: OTHER_KEY } })).toBe(0);
+    });
+
+    it('an unbound refresh token rotated with a proof: its successors bound (a public client adopting DPoP)', async () => {
+      const grantId = await grant();
+      const presented = await refreshToken(grantId);
+      const successors = newTokens(true, bound);
+      expect(await store.rotateRefreshToken(presentation(presented, 'client-a', undefined, KEY), successors)).not.toBeNull();
+      expect(await prisma.refreshToken.findUnique({ where: { tokenHash: successors.refresh?.tokenHash } })).toMatchObject({ dpopJkt: KEY });
+    });
+
+    it('a code bound with dpop_jkt and another key or no proof is not consumed: the client with the key still exchanges it', async () => {
+      const grantId = await grant();
+      const verifier = 'd'.repeat(43);
+      const codeHash = await code(grantId, verifier, KEY);
+      expect(await store.consumeCode(exchangeOf(codeHash, verifier, { dpopJkt: OTHER_KEY }), newTokens(true, { access: OTHER_KEY, refresh: OTHER_KEY }))).toBeNull();
+      expect(await store.consumeCode(exchangeOf(codeHash, verifier), newTokens())).toBeNull();
+      expect(await store.findCodeOwner(codeHash)).toEqual({ clientId: 'client-a', grantId, consumed: false, dpopJkt: KEY });
+      expect(await prisma.accessToken.count({ where: { grantId } })).toBe(0);
+
+      const tokens = newTokens(true, bound);
+      const consumed = await store.consumeCode(exchangeOf(codeHash, verifier, { dpopJkt: KEY }), tokens);
+      expect(consumed?.issued).toMatchObject({ grantId });
+      expect(await prisma.accessToken.findUnique({ where: { tokenHash: tokens.access.tokenHash } })).toMatchObject({ dpopJkt: KEY });
+      expect(await prisma.refreshToken.findUnique({ where: { tokenHash: tokens.refresh?.tokenHash } })).toMatchObject({ dpopJkt: KEY });
+      expect(await store.findCodeOwner(codeHash)).toMatchObject({ consumed: true });
+    });
+
+    it('the reuse window issues a sibling pair bound as asked', async () => {
+      const grantId = await grant();
+      const tokens = newTokens(true, bound);
+      expect(await store.issueInGrant(grantId, { refresh: 'openid', access: 'openid' }, tokens)).not.toBeNull();
+      expect(await prisma.accessToken.findUnique({ where: { tokenHash: tokens.access.tokenHash } })).toMatchObject({ dpopJkt: KEY });
+      expect(await prisma.refreshToken.findUnique({ where: { tokenHash: tokens.refresh?.tokenHash } })).toMatchObject({ dpopJkt: KEY });
+    });
   });
 });

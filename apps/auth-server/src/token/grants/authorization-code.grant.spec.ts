@@ -61,7 +61,7 @@ function consumed(overrides: Partial<ConsumedCode> = {}): ConsumedCode {
 /** What the storage answers: consumeCode's result (null: nothing consumed) and the code's owner. */
 interface StorageAnswers {
   consumed: ConsumedCode | null;
-  owner?: { clientId: string; grantId: string } | null;
+  owner?: { clientId: string; grantId: string; consumed?: boolean; dpopJkt?: string | null } | null;
 }
 
 function setup(answers: StorageAnswers) {
@@ -75,7 +75,8 @@ function setup(answers: StorageAnswers) {
     },
     async findCodeOwner(codeHash) {
       calls.push(`findCodeOwner${codeHash === hashToken(CODE) ? '' : ' of another code'}`);
-      return answers.owner ?? null;
+      // A code the storage did not consume but knows was consumed before (a replay), unless told otherwise.
+      return answers.owner ? { consumed: true, dpopJkt: null, ...answers.owner } : null;
     },
   };
   const limits = new TokenEndpointLimits(new MemoryRateLimitStore(), config, new TokenEndpointMetrics());
@@ -85,7 +86,7 @@ function setup(answers: StorageAnswers) {
 
 interface Case {
   name: string;
-  given: StorageAnswers & { client?: Partial<RegisteredClient> };
+  given: StorageAnswers & { client?: Partial<RegisteredClient>; dpopJkt?: string };
   request: Record<string, string | string[]>;
   expected: (ExpectedOAuthError & { calls: string[] }) | { response: { scope: string; refreshToken: boolean; idToken: boolean }; calls: string[] };
 }
@@ -97,6 +98,9 @@ const exchange = (overrides: Record<string, string | string[]> = {}) => ({
   ...overrides,
 });
 const INVALID = 'The authorization code is invalid, expired or already used';
+const BOUND_CODE = 'The authorization code is bound to a DPoP key (dpop_jkt): send a DPoP proof signed with that key';
+const JKT = 'a'.repeat(43);
+const OTHER_JKT = 'b'.repeat(43);
 /** The storage consumes the code and stores the tokens. */
 const ISSUES = (scope = 'courses:read'): StorageAnswers => ({ consumed: consumed({ issued: issuedGrant(scope) }) });
 /** A request refused before storage is asked: whatever it would answer. */
@@ -227,6 +231,24 @@ const cases: Case[] = [
     },
   },
   {
+    name: 'a code bound with dpop_jkt and no proof → invalid_grant; nothing consumed, nothing revoked (RFC 9449 §10)',
+    given: { consumed: null, owner: { clientId: 'client-a', grantId: 'grant-1', consumed: false, dpopJkt: JKT } },
+    request: exchange(),
+    expected: { error: InvalidGrantError, code: 'invalid_grant', description: BOUND_CODE, detail: 'dpop_jkt without a proof', calls: ['consumeCode', 'findCodeOwner'] },
+  },
+  {
+    name: 'a code bound with dpop_jkt and a proof by another key → invalid_grant; nothing consumed, nothing revoked',
+    given: { consumed: null, owner: { clientId: 'client-a', grantId: 'grant-1', consumed: false, dpopJkt: JKT }, dpopJkt: OTHER_JKT },
+    request: exchange(),
+    expected: { error: InvalidGrantError, code: 'invalid_grant', description: BOUND_CODE, detail: 'dpop_jkt of another key', calls: ['consumeCode', 'findCodeOwner'] },
+  },
+  {
+    name: 'a bound code used before, replayed with its key → the replay revokes the grant as any other',
+    given: { consumed: null, owner: { clientId: 'client-a', grantId: 'grant-1', consumed: true, dpopJkt: JKT }, dpopJkt: JKT },
+    request: exchange(),
+    expected: { error: InvalidGrantError, code: 'invalid_grant', description: INVALID, detail: 'code replay', calls: ['consumeCode', 'findCodeOwner', 'revokeGrant grant-1 code_replay'] },
+  },
+  {
     name: 'an expired code → invalid_grant, never issues',
     given: { consumed: consumed({ expiresAt: new Date(Date.now() - 1000) }) },
     request: exchange(),
@@ -267,7 +289,7 @@ describe('AuthorizationCodeGrant (RFC 6749 §4.1.3, RFC 7636, RFC 8707)', () => 
     const { grant, calls } = setup(given);
     const registered = client(given.client);
 
-    const outcome = grant.handle(registered, FormParams.from(request));
+    const outcome = grant.handle(registered, FormParams.from(request), { address: '198.51.100.7', dpopJkt: given.dpopJkt ?? null });
 
     if ('error' in expected) {
       await expectOAuthError(outcome, expected);
@@ -284,12 +306,31 @@ describe('AuthorizationCodeGrant (RFC 6749 §4.1.3, RFC 7636, RFC 8707)', () => 
 
   it('presents the code’s hash, the client, the redirect_uri and the verifier’s S256 challenge, and stores only the hashes of the tokens it answers', async () => {
     const { grant, exchanges } = setup(ISSUES());
-    const response = await grant.handle(client(), FormParams.from(exchange()));
+    const response = await grant.handle(client(), FormParams.from(exchange()), { address: '198.51.100.7', dpopJkt: null });
     expect(exchanges.map(({ exchange }) => exchange)).toEqual([
-      { codeHash: hashToken(CODE), clientId: 'client-a', redirectUri: REDIRECT, codeChallenge: challengeOf(VERIFIER) },
+      { codeHash: hashToken(CODE), clientId: 'client-a', redirectUri: REDIRECT, codeChallenge: challengeOf(VERIFIER), dpopJkt: null },
     ]);
     const tokens = exchanges[0]?.tokens;
     expect(tokens?.access.tokenHash).toBe(hashToken(response.access_token));
     expect(tokens?.refresh?.tokenHash).toBe(hashToken(response.refresh_token as string));
+  });
+});
+
+describe('AuthorizationCodeGrant with a DPoP proof (RFC 9449 §5)', () => {
+  it.each([
+    ['a public client: the access and the refresh token are bound to the proof’s key', 'none' as const, [JKT, JKT]],
+    ['a confidential client: the access token only', 'client_secret_basic' as const, [JKT, null]],
+  ])('%s; token_type DPoP; the key goes to the single-use step', async (_name, tokenEndpointAuthMethod, bound) => {
+    const { grant, exchanges } = setup(ISSUES());
+    const response = await grant.handle(client({ tokenEndpointAuthMethod }), FormParams.from(exchange()), { address: '198.51.100.7', dpopJkt: JKT });
+    expect(response.token_type).toBe('DPoP');
+    expect(exchanges.map(({ exchange, tokens }) => [exchange.dpopJkt, tokens.access.dpopJkt, tokens.refresh?.dpopJkt])).toEqual([[JKT, ...bound]]);
+  });
+
+  it('without a proof: Bearer, nothing bound', async () => {
+    const { grant, exchanges } = setup(ISSUES());
+    const response = await grant.handle(client(), FormParams.from(exchange()), { address: '198.51.100.7', dpopJkt: null });
+    expect(response.token_type).toBe('Bearer');
+    expect(exchanges.map(({ tokens }) => [tokens.access.dpopJkt, tokens.refresh?.dpopJkt])).toEqual([[null, null]]);
   });
 });

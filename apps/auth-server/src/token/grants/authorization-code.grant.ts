@@ -7,12 +7,13 @@ import { AUTH_CONFIG, type AuthConfig } from '../../config/auth-config';
 import { hashToken } from '../../crypto/tokens';
 import { MAX_RESOURCE_LENGTH, MAX_RESOURCES, resolveResource } from '../../resources/resource-indicator';
 import { Clock } from '../clock';
+import { tokenBinding } from '../dpop/token-binding';
 import { GrantRevoker } from '../grant-revoker';
 import { newRefreshFamily } from '../refresh-family';
 import { TokenEndpointLimits } from '../token-endpoint-limits';
 import { TokenIssuer } from '../token-issuer';
 import { AUTHORIZATION_CODE_STORAGE, type AuthorizationCodeStorage } from './authorization-code.storage';
-import type { GrantHandler } from './grant-handler';
+import type { GrantContext, GrantHandler } from './grant-handler';
 import { challengeOf, isWellFormedVerifier, verifierMatchesChallenge } from './pkce';
 import { AUTHORIZATION_CODE_GRANT, REFRESH_TOKEN_GRANT } from './supported-grant-types';
 import { UnmatchedGrantError } from './unmatched-grant.error';
@@ -39,7 +40,7 @@ export class AuthorizationCodeGrant implements GrantHandler {
     private readonly clock: Clock,
   ) {}
 
-  async handle(client: RegisteredClient, params: FormParams): Promise<TokenResponse> {
+  async handle(client: RegisteredClient, params: FormParams, context: GrantContext): Promise<TokenResponse> {
     const code = params.required('code', 512);
     const redirectUri = params.required('redirect_uri', 2000);
     const verifier = params.required('code_verifier', 256);
@@ -55,11 +56,14 @@ export class AuthorizationCodeGrant implements GrantHandler {
     const codeHash = hashToken(code);
     // A new grant: its refresh tokens start a family of their own (refresh-family.ts).
     const family = client.grantTypes.includes(REFRESH_TOKEN_GRANT) ? newRefreshFamily() : null;
-    const minted = this.issuer.mint(family);
+    const minted = this.issuer.mint(family, tokenBinding(client, context.dpopJkt));
     // RFC 6749 §4.1.2: "The client MUST NOT use the authorization code more than once." Of
     // parallel exchanges of one code exactly one consumes it; the tokens are stored with it when
     // the checks pass.
-    const consumed = await this.storage.consumeCode({ codeHash, clientId: client.id, redirectUri, codeChallenge: challengeOf(verifier) }, minted.stored);
+    const consumed = await this.storage.consumeCode(
+      { codeHash, clientId: client.id, redirectUri, codeChallenge: challengeOf(verifier), dpopJkt: context.dpopJkt },
+      minted.stored,
+    );
     if (consumed?.issued) {
       this.limits.issued(family ?? undefined, consumed.issued.userId);
       return this.issuer.respond({ minted, grant: consumed.issued });
@@ -69,6 +73,14 @@ export class AuthorizationCodeGrant implements GrantHandler {
       // RFC 6749 §4.1.3: "ensure that the authorization code was issued to the authenticated client".
       const stored = await this.storage.findCodeOwner(codeHash);
       if (!stored || stored.clientId !== client.id) throw new UnmatchedGrantError(INVALID);
+      // RFC 9449 §10: a code bound with dpop_jkt is exchanged only with a proof by that key. Nothing
+      // was consumed: the client holding the key can still exchange it.
+      if (!stored.consumed && stored.dpopJkt !== null && stored.dpopJkt !== context.dpopJkt) {
+        throw new InvalidGrantError(
+          'The authorization code is bound to a DPoP key (dpop_jkt): send a DPoP proof signed with that key',
+          context.dpopJkt === null ? 'dpop_jkt without a proof' : 'dpop_jkt of another key',
+        );
+      }
       // RFC 9700 §4.5 / RFC 6749 §4.1.2: "If an authorization code is used more than once,
       // the authorization server MUST deny the request and SHOULD revoke (when possible) all
       // tokens previously issued based on that authorization code."

@@ -7,6 +7,17 @@ export interface CodeExchange {
   redirectUri: string;
   /** The PKCE challenge of the presented code_verifier (S256). */
   codeChallenge: string;
+  /** The thumbprint of the request's DPoP key; null without a proof. */
+  dpopJkt: string | null;
+}
+
+/** Who a code belongs to, and whether it can still be exchanged. */
+export interface CodeOwner {
+  clientId: string;
+  grantId: string;
+  consumed: boolean;
+  /** RFC 9449 §10: the key the code is bound to (the authorization request's dpop_jkt). */
+  dpopJkt: string | null;
 }
 
 /** A code this request consumed, whether or not tokens came of it. */
@@ -25,11 +36,11 @@ export interface AuthorizationCodeStorage {
    * The single-use step (RFC 6749 §4.1.2): consumes the client's code, of parallel calls exactly
    * one, and stores `tokens` in its grant when the code is unexpired, the grant alive, and the
    * redirect_uri and PKCE challenge match, all at once. Null when nothing was consumed (unknown,
-   * another client's, or used already).
+   * another client's, used already, or bound to a DPoP key the request did not prove).
    */
   consumeCode(exchange: CodeExchange, tokens: NewTokens): Promise<ConsumedCode | null>;
   /** The client and grant of a code, consumed or not: a replay is told from an unknown code. */
-  findCodeOwner(codeHash: string): Promise<{ clientId: string; grantId: string } | null>;
+  findCodeOwner(codeHash: string): Promise<CodeOwner | null>;
 }
 
 export const AUTHORIZATION_CODE_STORAGE = Symbol('AuthorizationCodeStorage');

@@ -6,6 +6,8 @@ import type { FormParams } from '../../http/form-params';
 export interface GrantContext {
   /** The caller's address bucket (@platform/rate-limits addressBucket): IPv4 as is, IPv6 per /64. */
   address: string;
+  /** The thumbprint of the request's DPoP key (RFC 9449 §5, checked by TokenEndpointDpop); null without a proof. */
+  dpopJkt: string | null;
 }
 
 /** One grant type of the token endpoint (RFC 6749 §4.1.3, §6). */

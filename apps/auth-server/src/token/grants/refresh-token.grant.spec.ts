@@ -10,7 +10,7 @@ import { Clock } from '../clock';
 import { rotationAddressTag } from '../rotation-address';
 import { TokenEndpointLimits } from '../token-endpoint-limits';
 import { TokenEndpointMetrics } from '../token-endpoint-metrics';
-import type { IssuedGrant, RefreshTokenRow } from '../token-rows';
+import type { IssuedGrant, NewTokens, RefreshTokenRow } from '../token-rows';
 import { RefreshTokenGrant } from './refresh-token.grant';
 import type { PresentedRefreshToken, RefreshTokenStorage } from './refresh-token.storage';
 import { UnmatchedGrantError } from './unmatched-grant.error';
@@ -43,6 +43,8 @@ const ELSEWHERE = '203.0.113.9';
 const ROTATED_HERE = rotationAddressTag(hashToken(TOKEN), ADDRESS);
 const secondsAgo = (seconds: number) => new Date(Date.now() - seconds * 1000);
 const FULL = 'courses:read courses:write';
+const JKT = 'a'.repeat(43);
+const OTHER_JKT = 'b'.repeat(43);
 
 function client(overrides: Partial<RegisteredClient> = {}): RegisteredClient {
   return registeredClient({ id: 'client-a', name: 'A', scope: FULL, ...overrides });
@@ -60,6 +62,7 @@ function storedToken(overrides: Partial<RefreshTokenRow> = {}, grantRevokedAt: D
     expiresAt: new Date(Date.now() + HOUR),
     rotatedAt: null,
     revokedAt: null,
+    dpopJkt: null,
     grant: { revokedAt: grantRevokedAt, userId: 'user-1', schoolId: 'school-1', resource: ISSUER },
     ...overrides,
   };
@@ -87,17 +90,21 @@ const STATE = (stored: RefreshTokenRow | null, grantAlive = true): StorageAnswer
 function setup(answers: StorageAnswers, grantConfiguration = config) {
   const calls: string[] = [];
   const presented: PresentedRefreshToken[] = [];
+  /** The new tokens each storage step was asked to store. */
+  const stored: NewTokens[] = [];
   const storage: RefreshTokenStorage = {
-    async rotateRefreshToken(token) {
+    async rotateRefreshToken(token, tokens) {
       calls.push(`rotate ${token.requested ? token.requested.scope : 'null'}`);
       presented.push(token);
+      stored.push(tokens);
       return answers.rotates ? issuedGrant(token.requested?.scope ?? answers.stored?.scope ?? FULL) : null;
     },
     async findRefreshToken() {
       calls.push('findRefreshToken');
       return answers.stored;
     },
-    async issueInGrant(grantId, scopes) {
+    async issueInGrant(grantId, scopes, tokens) {
+      stored.push(tokens);
       calls.push(`issueInGrant ${grantId} refresh:${scopes.refresh} access:${scopes.access}`);
       return answers.grantAlive === false ? null : issuedGrant(scopes.access);
     },
@@ -105,12 +112,12 @@ function setup(answers: StorageAnswers, grantConfiguration = config) {
   const metrics = new TokenEndpointMetrics();
   const limits = new TokenEndpointLimits(new MemoryRateLimitStore(), grantConfiguration, metrics);
   const grant = new RefreshTokenGrant(grantConfiguration, storage, tokenIssuerOver(grantConfiguration), recordingRevoker(calls), limits, metrics, new Clock());
-  return { grant, calls, presented };
+  return { grant, calls, presented, stored };
 }
 
 interface Case {
   name: string;
-  given: StorageAnswers & { client?: Partial<RegisteredClient>; env?: Record<string, string>; address?: string };
+  given: StorageAnswers & { client?: Partial<RegisteredClient>; env?: Record<string, string>; address?: string; dpopJkt?: string };
   request: Record<string, string | string[]>;
   expected: (ExpectedOAuthError & { calls: string[] }) | { response: { scope: string }; calls: string[] };
 }
@@ -305,6 +312,42 @@ const cases: Case[] = [
     },
   },
   {
+    name: 'a DPoP-bound token without a proof: invalid_grant before the reuse rules, nothing revoked (RFC 9449 §5)',
+    given: STATE(storedToken({ dpopJkt: JKT, rotatedAt: secondsAgo(7200) })),
+    request: { refresh_token: TOKEN },
+    expected: {
+      error: InvalidGrantError,
+      code: 'invalid_grant',
+      description: 'The refresh token is bound to a DPoP key: send a DPoP proof signed with that key',
+      detail: 'bound refresh token without a proof',
+      calls: [ROTATE, 'findRefreshToken'],
+    },
+  },
+  {
+    name: 'a DPoP-bound token rotated out 2 h ago, presented with another key elsewhere: refused, the grant kept',
+    given: { ...STATE(storedToken({ dpopJkt: JKT, rotatedAt: secondsAgo(7200), rotationAddressTag: ROTATED_HERE })), address: ELSEWHERE, dpopJkt: OTHER_JKT },
+    request: { refresh_token: TOKEN },
+    expected: {
+      error: InvalidGrantError,
+      code: 'invalid_grant',
+      description: 'The refresh token is bound to a DPoP key: send a DPoP proof signed with that key',
+      detail: 'bound refresh token with another key',
+      calls: [ROTATE, 'findRefreshToken'],
+    },
+  },
+  {
+    name: 'a DPoP-bound token rotated out 2 h ago, presented with its own key elsewhere: reuse, the grant is revoked',
+    given: { ...STATE(storedToken({ dpopJkt: JKT, rotatedAt: secondsAgo(7200), rotationAddressTag: ROTATED_HERE })), address: ELSEWHERE, dpopJkt: JKT },
+    request: { refresh_token: TOKEN },
+    expected: {
+      error: InvalidGrantError,
+      code: 'invalid_grant',
+      description: INVALID,
+      detail: 'refresh token reuse',
+      calls: [ROTATE, 'findRefreshToken', 'revokeGrant grant-1 refresh_token_reuse'],
+    },
+  },
+  {
     name: 'rotated out 2 h ago from this same address → a stale session: invalid_grant, the grant kept',
     given: STATE(storedToken({ rotatedAt: secondsAgo(7200), rotationAddressTag: ROTATED_HERE })),
     request: { refresh_token: TOKEN },
@@ -334,7 +377,7 @@ describe('RefreshTokenGrant (RFC 6749 §6, RFC 9700 §4.14.2 rotation with a reu
   it.each(cases)('$name', async ({ given, request, expected }) => {
     const { grant, calls } = setup(given, given.env ? configWith(given.env) : config);
 
-    const outcome = grant.handle(client(given.client), FormParams.from(request), { address: given.address ?? ADDRESS });
+    const outcome = grant.handle(client(given.client), FormParams.from(request), { address: given.address ?? ADDRESS, dpopJkt: given.dpopJkt ?? null });
 
     if ('error' in expected) {
       await expectOAuthError(outcome, expected);
@@ -351,20 +394,21 @@ describe('RefreshTokenGrant (RFC 6749 §6, RFC 9700 §4.14.2 rotation with a reu
 describe('RefreshTokenGrant: what the rotation presents, and the token’s family', () => {
   it('presents the token’s hash, the client and the tag of the caller’s address, and stores only the hashes of the tokens it answers', async () => {
     const { grant, presented } = setup(ROTATES);
-    await grant.handle(client(), FormParams.from({ refresh_token: TOKEN, scope: 'courses:read' }), { address: ADDRESS });
+    await grant.handle(client(), FormParams.from({ refresh_token: TOKEN, scope: 'courses:read' }), { address: ADDRESS, dpopJkt: null });
     expect(presented).toEqual([
-      { tokenHash: hashToken(TOKEN), clientId: 'client-a', requested: { scopes: ['courses:read'], scope: 'courses:read' }, addressTag: ROTATED_HERE },
+      { tokenHash: hashToken(TOKEN), clientId: 'client-a', requested: { scopes: ['courses:read'], scope: 'courses:read' }, addressTag: ROTATED_HERE, dpopJkt: null },
     ]);
   });
 
   it('a token of a family has successors (and siblings) of the same family; a token without one starts one', async () => {
-    const successor = await setup(ROTATES).grant.handle(client(), FormParams.from({ refresh_token: FAMILY_TOKEN }), { address: ADDRESS });
+    const successor = await setup(ROTATES).grant.handle(client(), FormParams.from({ refresh_token: FAMILY_TOKEN }), { address: ADDRESS, dpopJkt: null });
     expect(successor.refresh_token).toMatch(new RegExp(`^${FAMILY}[A-Za-z0-9_-]{43}$`));
     const inWindow = STATE(storedToken({ tokenHash: hashToken(FAMILY_TOKEN), rotatedAt: secondsAgo(2) }));
-    const familySibling = await setup(inWindow).grant.handle(client(), FormParams.from({ refresh_token: FAMILY_TOKEN }), { address: ADDRESS });
+    const familySibling = await setup(inWindow).grant.handle(client(), FormParams.from({ refresh_token: FAMILY_TOKEN }), { address: ADDRESS, dpopJkt: null });
     expect(familySibling.refresh_token).toMatch(new RegExp(`^${FAMILY}[A-Za-z0-9_-]{43}$`));
     const sibling = await setup(STATE(storedToken({ rotatedAt: secondsAgo(2) }))).grant.handle(client(), FormParams.from({ refresh_token: TOKEN }), {
       address: ADDRESS,
+      dpopJkt: null,
     });
     expect(sibling.refresh_token).toMatch(/^[A-Za-z0-9_-]{55}$/);
     expect(sibling.refresh_token?.startsWith(FAMILY)).toBe(false);
@@ -376,10 +420,10 @@ describe('RefreshTokenGrant: the per-grant limit (RATE_LIMIT_TOKEN_PER_GRANT)', 
     const { grant, calls } = setup(ROTATES, configWith({ RATE_LIMIT_TOKEN_PER_GRANT: '2' }));
     let current = FAMILY_TOKEN;
     for (let i = 0; i < 2; i++) {
-      current = (await grant.handle(client(), FormParams.from({ refresh_token: current }), { address: ADDRESS })).refresh_token as string;
+      current = (await grant.handle(client(), FormParams.from({ refresh_token: current }), { address: ADDRESS, dpopJkt: null })).refresh_token as string;
     }
     calls.length = 0;
-    const refused = await grant.handle(client(), FormParams.from({ refresh_token: current }), { address: ADDRESS }).catch((error: unknown) => error);
+    const refused = await grant.handle(client(), FormParams.from({ refresh_token: current }), { address: ADDRESS, dpopJkt: null }).catch((error: unknown) => error);
     expect(refused).toBeInstanceOf(TooManyRequestsError);
     expect(refused).toMatchObject({ description: expect.stringMatching(/^Too many requests to the token endpoint for this grant; retry after \d+ seconds$/) });
     // The storage was not asked: the token the client holds is still the current one.
@@ -389,8 +433,42 @@ describe('RefreshTokenGrant: the per-grant limit (RATE_LIMIT_TOKEN_PER_GRANT)', 
   it('another grant (another family) is not affected', async () => {
     const { grant } = setup(ROTATES, configWith({ RATE_LIMIT_TOKEN_PER_GRANT: '1' }));
     const other = `OtherFamily0${'o'.repeat(43)}`;
-    const next = await grant.handle(client(), FormParams.from({ refresh_token: FAMILY_TOKEN }), { address: ADDRESS });
-    await expect(grant.handle(client(), FormParams.from({ refresh_token: next.refresh_token as string }), { address: ADDRESS })).rejects.toBeInstanceOf(TooManyRequestsError);
-    await expect(grant.handle(client(), FormParams.from({ refresh_token: other }), { address: ADDRESS })).resolves.toMatchObject({ token_type: 'Bearer' });
+    const next = await grant.handle(client(), FormParams.from({ refresh_token: FAMILY_TOKEN }), { address: ADDRESS, dpopJkt: null });
+    await expect(grant.handle(client(), FormParams.from({ refresh_token: next.refresh_token as string }), { address: ADDRESS, dpopJkt: null })).rejects.toBeInstanceOf(TooManyRequestsError);
+    await expect(grant.handle(client(), FormParams.from({ refresh_token: other }), { address: ADDRESS, dpopJkt: null })).resolves.toMatchObject({ token_type: 'Bearer' });
+  });
+});
+
+describe('RefreshTokenGrant with a DPoP proof (RFC 9449 §5)', () => {
+  const refresh = (tokenEndpointAuthMethod: RegisteredClient['tokenEndpointAuthMethod']) => {
+    const { grant, presented, stored } = setup(ROTATES);
+    const response = grant.handle(client({ tokenEndpointAuthMethod }), FormParams.from({ refresh_token: TOKEN }), { address: ADDRESS, dpopJkt: JKT });
+    return { response, presented, stored };
+  };
+
+  it('a public client: the access token and the successor refresh token are bound to the proof’s key; token_type DPoP', async () => {
+    const { response, stored } = refresh('none');
+    expect((await response).token_type).toBe('DPoP');
+    expect(stored.map((tokens) => [tokens.access.dpopJkt, tokens.refresh?.dpopJkt])).toEqual([[JKT, JKT]]);
+  });
+
+  it('a confidential client: the access token is bound, its refresh token is not (already sender-constrained)', async () => {
+    const { response, stored } = refresh('client_secret_basic');
+    expect((await response).token_type).toBe('DPoP');
+    expect(stored.map((tokens) => [tokens.access.dpopJkt, tokens.refresh?.dpopJkt])).toEqual([[JKT, null]]);
+  });
+
+  it('a bound token in the reuse window with its own key: a sibling pair of the grant, bound like the successor', async () => {
+    const { grant, calls, stored: tokens } = setup(STATE(storedToken({ dpopJkt: JKT, rotatedAt: secondsAgo(5) })));
+    const response = await grant.handle(client(), FormParams.from({ refresh_token: TOKEN }), { address: ADDRESS, dpopJkt: JKT });
+    expect(response.token_type).toBe('DPoP');
+    expect(calls).toEqual([ROTATE, 'findRefreshToken', `issueInGrant grant-1 refresh:${FULL} access:${FULL}`]);
+    expect(tokens.map((stored) => [stored.access.dpopJkt, stored.refresh?.dpopJkt])).toEqual([[JKT, JKT], [JKT, JKT]]); // the rotation it tried, then the sibling
+  });
+
+  it('presents the proof’s key with the token, so that the single-use step rotates a bound token only with it', async () => {
+    const { response, presented } = refresh('none');
+    await response;
+    expect(presented.map((token) => token.dpopJkt)).toEqual([JKT]);
   });
 });

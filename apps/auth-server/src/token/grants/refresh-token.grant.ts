@@ -8,6 +8,7 @@ import { AUTH_CONFIG, type AuthConfig } from '../../config/auth-config';
 import { hashToken } from '../../crypto/tokens';
 import { MAX_RESOURCE_LENGTH, MAX_RESOURCES, resolveResource } from '../../resources/resource-indicator';
 import { Clock } from '../clock';
+import { type TokenBinding, tokenBinding } from '../dpop/token-binding';
 import { GrantRevoker } from '../grant-revoker';
 import { newRefreshFamily, refreshFamilyOf } from '../refresh-family';
 import { rotationAddressTag } from '../rotation-address';
@@ -34,6 +35,10 @@ interface RefreshRequest {
   presentedFamily: string | undefined;
   /** The caller's address bucket. */
   address: string;
+  /** The thumbprint of the request's DPoP key; null without a proof. */
+  dpopJkt: string | null;
+  /** What the new tokens are bound to (token-binding.ts). */
+  binding: TokenBinding;
 }
 
 /**
@@ -72,6 +77,8 @@ export class RefreshTokenGrant implements GrantHandler {
       family: presentedFamily ?? newRefreshFamily(),
       presentedFamily,
       address: context.address,
+      dpopJkt: context.dpopJkt,
+      binding: tokenBinding(client, context.dpopJkt),
     };
     if (!client.grantTypes.includes(this.grantType)) {
       throw new UnauthorizedClientError('This client is not registered for the refresh_token grant');
@@ -101,13 +108,14 @@ export class RefreshTokenGrant implements GrantHandler {
    * find it rotated and get null (then the reuse rules).
    */
   private async rotate(client: RegisteredClient, request: RefreshRequest): Promise<IssuedTokens | null> {
-    const minted = this.issuer.mint(request.family);
+    const minted = this.issuer.mint(request.family, request.binding);
     const grant = await this.storage.rotateRefreshToken(
       {
         tokenHash: request.presentedHash,
         clientId: client.id,
         requested: request.requestedScopes && { scopes: request.requestedScopes, scope: formatScopes(request.requestedScopes) },
         addressTag: rotationAddressTag(request.presentedHash, request.address),
+        dpopJkt: request.dpopJkt,
       },
       minted.stored,
     );
@@ -120,6 +128,14 @@ export class RefreshTokenGrant implements GrantHandler {
     // §6: the server MUST "validate the refresh token" and check it was issued to this client.
     if (!stored || stored.clientId !== client.id) throw new UnmatchedGrantError(INVALID);
     if (stored.revokedAt || stored.grant.revokedAt) throw new InvalidGrantError(INVALID, 'revoked');
+    // RFC 9449 §5: a bound refresh token is used only with a proof by its key. Checked before the
+    // reuse rules: whoever presents it without the key rotated nothing and revokes nothing.
+    if (stored.dpopJkt !== null && stored.dpopJkt !== request.dpopJkt) {
+      throw new InvalidGrantError(
+        'The refresh token is bound to a DPoP key: send a DPoP proof signed with that key',
+        request.dpopJkt === null ? 'bound refresh token without a proof' : 'bound refresh token with another key',
+      );
+    }
 
     const originalScopes = parseScopeString(stored.scope);
     // §6: "The requested scope MUST NOT include any scope not originally granted."
@@ -137,7 +153,7 @@ export class RefreshTokenGrant implements GrantHandler {
     if (decision === 'grace') {
       // §6: the new refresh token keeps "identical" scope to the one it replaces. In the reuse
       // window, a sibling pair of the same grant: the successor issued first stays valid.
-      const minted = this.issuer.mint(request.family);
+      const minted = this.issuer.mint(request.family, request.binding);
       const grant = await this.storage.issueInGrant(stored.grantId, { refresh: stored.scope, access: formatScopes(accessScopes) }, minted.stored);
       if (grant) return { minted, grant };
       throw new InvalidGrantError(INVALID, 'grant revoked meanwhile');

@@ -11,6 +11,8 @@ export interface PresentedRefreshToken {
   requested: { scopes: readonly string[]; scope: string } | null;
   /** What the rotated-out token keeps of the caller's address (rotation-address.ts). */
   addressTag: string;
+  /** The thumbprint of the request's DPoP key; null without a proof. A bound token rotates only with its own. */
+  dpopJkt: string | null;
 }
 
 /** The storage the refresh_token grant needs (fosite's RefreshTokenStorage, narrowed to this grant). */
@@ -18,7 +20,8 @@ export interface RefreshTokenStorage {
   /**
    * The single-use step (RFC 9700 §4.14.2): rotates the presented token, of parallel calls with
    * one token exactly one, and stores its successors `tokens`, when it is the client's, current,
-   * unrevoked, unexpired, its grant alive and the requested scopes within its own, all at once.
+   * unrevoked, unexpired, its grant alive, the requested scopes within its own and, for a token
+   * bound to a DPoP key, the request's proof by that key (RFC 9449 §5), all at once.
    * The new access token has the requested scope, by default the token's. Null when nothing
    * rotated: the token's committed state (findRefreshToken) then says why.
    */
