@@ -12,6 +12,7 @@ import { parse } from 'node-html-parser';
 import { BrowserLikeAgent } from '../../../../tools/test-support/browser-like-agent';
 import { DEMO_USER, startTestAuthServer, type TestAuthServer } from '../../test/support/test-auth-server';
 import { runClientsCli } from '../cli/clients-cli';
+import type { MetadataDocumentClient } from '../client-metadata-documents/document-validation';
 import { MetadataDocumentClientsRepository } from '../client-metadata-documents/metadata-document-clients.repository';
 import { PrismaService } from '../database/prisma.service';
 
@@ -134,7 +135,8 @@ describe('security events recorded by their flows', () => {
       grantTypes: ['authorization_code' as const],
       responseTypes: ['code' as const],
       scope: '',
-    };
+      loopbackOnly: false,
+    } as MetadataDocumentClient;
     await repository.saveFetchedDocument(document, new Date());
     await repository.saveFetchedDocument(document, new Date());
     expect(await recordedSince(since)).toEqual([

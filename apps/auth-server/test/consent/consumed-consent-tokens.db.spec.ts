@@ -15,6 +15,7 @@ import type { PrismaService } from '../../src/database/prisma.service';
 import { MaintenanceRepository } from '../../src/maintenance/maintenance.repository';
 import { MaintenanceService } from '../../src/maintenance/maintenance.service';
 import { databaseTestingModule, seedSchoolAndUser, testClientData } from '../support/database-fixtures';
+import { securityEventOf } from '../../src/security-events/security-event';
 
 jest.setTimeout(60_000);
 
@@ -62,6 +63,9 @@ const approval = (codeHash: string): ApprovedAuthorization => ({
   codeChallenge: 'c'.repeat(43),
   codeExpiresAt: new Date(Date.now() + 60_000),
 });
+/** The approval's security event, written with its grant. */
+const granted = (grantId: string) =>
+  securityEventOf({ type: 'auth.consent.granted', schoolId: 's1', actor: { type: 'user', id: 'u1' }, subject: { type: 'grant', id: grantId } });
 const consentToken = (expiresAt = new Date(Date.now() + 600_000)): ConsentTokenUse => ({ idHash: hashToken(randomUUID()), expiresAt });
 
 describeIfPostgres('one consent token, two instances of the auth server at once', () => {
@@ -70,15 +74,18 @@ describeIfPostgres('one consent token, two instances of the auth server at once'
 
   it('two instances approving with one token at once: exactly one grant and one code, every time', async () => {
     const codesBefore = await prisma().authorizationCode.count();
+    const eventsBefore = await prisma().securityEventOutbox.count();
     for (let round = 0; round < 20; round++) {
       const token = consentToken();
       // Each instance submits twice, all four in flight together.
       const answers = await Promise.all(
-        [0, 1, 0, 1].map((i, n) => instances[i].repository.insertGrantWithCode(approval(`code-${round}-${n}`), token, new Date())),
+        [0, 1, 0, 1].map((i, n) => instances[i].repository.insertGrantWithCode(approval(`code-${round}-${n}`), token, new Date(), undefined, granted)),
       );
       expect(answers.filter((answer) => answer !== null)).toEqual([{ grantId: expect.any(String) }]);
     }
     expect(await prisma().authorizationCode.count()).toBe(codesBefore + 20);
+    // One approval recorded per grant: the losers' events rolled back with them.
+    expect(await prisma().securityEventOutbox.count()).toBe(eventsBefore + 20);
     // The losers left nothing behind: every grant has its one code.
     expect(await prisma().grant.count({ where: { codes: { none: {} } } })).toBe(0);
   });
@@ -88,7 +95,7 @@ describeIfPostgres('one consent token, two instances of the auth server at once'
       const token = consentToken();
       const grantsBefore = await prisma().grant.count();
       const [approved, denied] = await Promise.all([
-        instances[0].repository.insertGrantWithCode(approval(`raced-${round}`), token, new Date()),
+        instances[0].repository.insertGrantWithCode(approval(`raced-${round}`), token, new Date(), undefined, granted),
         instances[1].repository.consumeConsentToken(token),
       ]);
       expect(Number(approved !== null) + Number(denied)).toBe(1);
@@ -100,7 +107,7 @@ describeIfPostgres('one consent token, two instances of the auth server at once'
     const token = consentToken();
     expect(await instances[0].repository.consumeConsentToken(token)).toBe(true);
     const grantsBefore = await prisma().grant.count();
-    expect(await instances[1].repository.insertGrantWithCode(approval('late'), token, new Date())).toBeNull();
+    expect(await instances[1].repository.insertGrantWithCode(approval('late'), token, new Date(), undefined, granted)).toBeNull();
     expect(await instances[1].repository.consumeConsentToken(token)).toBe(false);
     expect(await prisma().grant.count()).toBe(grantsBefore);
     expect(await prisma().authorizationCode.count({ where: { codeHash: 'late' } })).toBe(0);
