@@ -8,6 +8,7 @@ import type { TestingModule } from '@nestjs/testing';
 import { createTestDatabase, type TestDatabase } from '../../../../tools/test-support/test-database';
 import { AuthorizeRepository } from '../../src/authorize/authorize.repository';
 import type { PrismaService } from '../../src/database/prisma.service';
+import { securityEventOf } from '../../src/security-events/security-event';
 import { databaseTestingModule, seedSchoolAndUser, testClientData } from '../support/database-fixtures';
 
 jest.setTimeout(60_000);
@@ -47,17 +48,22 @@ describe('approving an authorization (grant + code + first-authorization mark, o
 
   const consentToken = (idHash: string) => ({ idHash, expiresAt: new Date(Date.now() + 600_000) });
 
-  it('leaves neither the grant, the first-authorization mark nor the consumed consent token when the code cannot be stored', async () => {
-    await repository.insertGrantWithCode(approval('first', 'same-code-hash'), consentToken('first-form'), new Date());
+  /** The approval's security event, written with its grant. */
+  const granted = (grantId: string) =>
+    securityEventOf({ type: 'auth.consent.granted', schoolId: 's1', actor: { type: 'user', id: 'u1' }, subject: { type: 'grant', id: grantId } });
+
+  it('leaves neither the grant, the first-authorization mark, the consumed consent token nor the approval’s event when the code cannot be stored', async () => {
+    await repository.insertGrantWithCode(approval('first', 'same-code-hash'), consentToken('first-form'), new Date(), undefined, granted);
     expect(await prisma.grant.count()).toBe(1);
 
     // The code insert of the second approval violates the unique code hash: the grant created
     // before it in the same transaction must be rolled back, and the client stays "never used".
-    await expect(repository.insertGrantWithCode(approval('second', 'same-code-hash'), consentToken('second-form'), new Date())).rejects.toThrow();
+    await expect(repository.insertGrantWithCode(approval('second', 'same-code-hash'), consentToken('second-form'), new Date(), undefined, granted)).rejects.toThrow();
     expect(await prisma.grant.count()).toBe(1);
     expect(await prisma.grant.count({ where: { clientId: 'second' } })).toBe(0);
     expect((await prisma.client.findUnique({ where: { id: 'second' } }))?.firstAuthorizedAt).toBeNull();
     // The form was not answered after all: its token can still approve.
     expect(await prisma.consumedConsentToken.count({ where: { idHash: 'second-form' } })).toBe(0);
+    expect(await prisma.securityEventOutbox.count()).toBe(1);
   });
 });
