@@ -40,6 +40,17 @@ describe('the gateway in front of several replicas', () => {
   const replicas = new Map<string, FastifyInstance>();
   /** What the name resolves to now: the test edits it as an orchestrator would. */
   let hosts: Record<string, string[]>;
+  /** How many times the gateway has asked for the name. */
+  let lookups = 0;
+  /**
+   * Until the gateway has applied what the name resolves to now: a lookup that started after the
+   * change has finished (lookups are one at a time, so a second one started). Waits on the
+   * gateway's own refreshes, however late its timer fires on a busy machine.
+   */
+  const nameResolvedAgain = async (): Promise<void> => {
+    const target = lookups + 2;
+    while (lookups < target) await sleep(REFRESH_MS / 5);
+  };
   let gateway: FastifyInstance;
   let origin: string;
   // A client that keeps its connections to the gateway alive, as browsers and agents do.
@@ -76,6 +87,7 @@ describe('the gateway in front of several replicas', () => {
       upstreams: { 'auth-server': `http://127.0.0.2:${port}`, 'resource-server': `http://${NAME}:${port}` },
       dnsRefreshMs: REFRESH_MS,
       resolve: async (hostname) => {
+        if (hostname === NAME) lookups += 1;
         const addresses = hosts[hostname];
         if (!addresses) throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: 'ENOTFOUND' });
         return addresses;
@@ -106,7 +118,7 @@ describe('the gateway in front of several replicas', () => {
   it('sends requests to a replica that appears from the next refresh of the name on', async () => {
     replicas.set(REPLICAS[2], await startReplica(REPLICAS[2], port));
     hosts[NAME] = [...REPLICAS];
-    await sleep(REFRESH_MS * 4);
+    await nameResolvedAgain();
     const seen = new Set<string>();
     for (let i = 0; i < 30; i++) seen.add(replicaOf(await send('GET')));
     expect([...seen].sort()).toEqual(REPLICAS);
@@ -124,7 +136,7 @@ describe('the gateway in front of several replicas', () => {
       if (i % 2 === 1) expect(answer.echo).toMatchObject({ method: 'POST', body: JSON.stringify({ n: i }) });
     });
     hosts[NAME] = [REPLICAS[0], REPLICAS[1]];
-    await sleep(REFRESH_MS * 4);
+    await nameResolvedAgain();
   });
 
   /** Requests from `loops` clients, one after the other each, until stopped: every status seen, and how many came after `mark()`. */
@@ -155,7 +167,7 @@ describe('the gateway in front of several replicas', () => {
   it('loses no request, GET or POST, while a replica leaves the name and then stops (a rolling update)', async () => {
     replicas.set(REPLICAS[2], await startReplica(REPLICAS[2], port));
     hosts[NAME] = [...REPLICAS];
-    await sleep(REFRESH_MS * 4);
+    await nameResolvedAgain();
     const load = steadyLoad(16, ['GET', 'POST']);
     await sleep(300);
     // The orchestrator withdraws it, the replica stops taking new work (not ready, every answer
@@ -163,7 +175,7 @@ describe('the gateway in front of several replicas', () => {
     hosts[NAME] = [REPLICAS[0], REPLICAS[1]];
     const leaving = running(REPLICAS[2]);
     beginClosing(leaving);
-    await sleep(REFRESH_MS * 4);
+    await nameResolvedAgain();
     await leaving.close();
     load.mark();
     await sleep(300);
@@ -175,7 +187,7 @@ describe('the gateway in front of several replicas', () => {
   it('loses no safe request while a replica still named stops abruptly under load', async () => {
     replicas.set(REPLICAS[2], await startReplica(REPLICAS[2], port));
     hosts[NAME] = [...REPLICAS];
-    await sleep(REFRESH_MS * 4);
+    await nameResolvedAgain();
     const load = steadyLoad(16, ['GET']);
     await sleep(300);
     // No warning: its kept-alive connections are closed under the gateway, new ones refused.
