@@ -10,6 +10,7 @@ import { RedisEventBus } from '@platform/event-bus';
 import { OAuthExceptionFilter } from '@platform/oauth-errors';
 import { createClient } from 'redis';
 import { BearerAuthModule, type AuthPrincipal, Principal, RequireScopes } from '../../src';
+import { waitFor } from '../../../../tools/test-support/private-redis';
 
 export const RESOURCE = 'http://platform.test';
 export const CREDENTIALS = { id: 'resource-server', secret: 'resource-server-secret-0123456789' };
@@ -26,11 +27,14 @@ class StudentsController {
 export interface Instance {
   name: string;
   url: string;
+  /** Lookups in the shared Redis layer so far: it looks up only while its entries are in use. */
+  redisLookups(): number;
   close(): Promise<void>;
 }
 
 export async function startInstance(name: string, redisUrl: string, introspectionEndpoint: string): Promise<Instance> {
   const bus = await new RedisEventBus(redisUrl).connect();
+  let redisLookups = 0;
   @Module({
     imports: [
       BearerAuthModule.forRoot({
@@ -41,6 +45,10 @@ export async function startInstance(name: string, redisUrl: string, introspectio
         resourceMetadataUrl: `${RESOURCE}/.well-known/oauth-protected-resource`,
         redisUrl,
         eventBus: bus,
+        metrics: {
+          cacheLookup: (layer) => void (layer === 'redis' && redisLookups++),
+          introspection: () => undefined,
+        },
       }),
     ],
     controllers: [StudentsController],
@@ -54,6 +62,7 @@ export async function startInstance(name: string, redisUrl: string, introspectio
   return {
     name,
     url: `http://127.0.0.1:${port}`,
+    redisLookups: () => redisLookups,
     async close() {
       await app.close();
       await bus.close();
@@ -68,6 +77,24 @@ export async function status(instance: Instance, token: string): Promise<number>
 }
 
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Resolves once the instance uses the shared Redis entries (it has joined, in the generation it
+ * found or a new one): a token nobody asked for before is then looked up in Redis. Each probe is
+ * one introspection (answered inactive).
+ */
+export async function joined(instance: Instance): Promise<void> {
+  let probes = 0;
+  await waitFor(
+    async () => {
+      const before = instance.redisLookups();
+      await status(instance, `probe-${instance.name}-${probes++}`);
+      return instance.redisLookups() > before;
+    },
+    20_000,
+    `${instance.name} did not start using the shared cache`,
+  );
+}
 
 /** The cache generation the instances have taken on this Redis (0 before the first). */
 export async function generation(url: string): Promise<number> {
