@@ -70,8 +70,11 @@ async function authorize(attempt: AuthorizationAttempt, decision: 'Approve' | 'D
   const consent = await agent.submit(login, { email: DEMO_USER.email, password: DEMO_USER.password });
   expect(consent.status).toBe(200);
   const callback = await agent.submit(consent, {}, decision);
-  expect(callback.location).toBeDefined();
-  return { consent, callback: new URL(callback.location as string) };
+  // Approved or denied, the answer goes back to the registered redirect URI with the request's state.
+  const location = new URL(callback.location ?? 'about:no-redirect');
+  expect(`${location.origin}${location.pathname}`).toBe(REDIRECT_URI);
+  expect(location.searchParams.get('state')).toBe(attempt.state);
+  return { consent, callback: location };
 }
 
 async function signedInTokens(config: oidc.Configuration, params: Record<string, string> = {}) {

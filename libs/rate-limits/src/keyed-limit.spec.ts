@@ -56,12 +56,12 @@ describe('KeyedLimit', () => {
       for (const store of stores) expect(await store.ready()).toBe(true);
       const [first, second] = stores.map((store) => new KeyedLimit(RULE, windowCounterFor(store)));
       for (let i = 0; i < 3; i++) await first.record('k');
-      expect(first.refusalOf('k')).toBeDefined();
+      expect(first.refusalOf('k')).toMatchObject({ rule: RULE });
       // The second instance has never counted k: it does not know yet...
       expect(second.refusalOf('k')).toBeUndefined();
       // ...until its own next count, whose answer is the shared one.
       expect(await second.record('k')).toMatchObject({ rule: RULE });
-      expect(second.refusalOf('k')).toBeDefined();
+      expect(second.refusalOf('k')).toMatchObject({ rule: RULE });
     } finally {
       await Promise.all(stores.map((store) => store.close()));
     }

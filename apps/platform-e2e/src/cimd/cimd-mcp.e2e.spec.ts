@@ -143,8 +143,8 @@ describeWithTestCa('an MCP client identified by its metadata document URL (CIMD)
     expect((await listStudentsWith(accessToken)).status).toBe(200);
 
     const revocationEndpoint = metadata().revocation_endpoint;
-    expect(revocationEndpoint).toBeDefined();
-    const revocation = await fetch(revocationEndpoint as string, {
+    expect(revocationEndpoint).toBe(`${baseUrl()}/api/oauth/revoke`);
+    const revocation = await fetch(`${baseUrl()}/api/oauth/revoke`, {
       method: 'POST',
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
       body: new URLSearchParams({ token: provider.refreshToken() as string, token_type_hint: 'refresh_token', client_id: clientId }),
