@@ -76,6 +76,13 @@ describe('validateAuthorizationRequest', () => {
     expect(result.scope).toBe('openid students:read students:write offline_access');
   });
 
+  it('keeps a dpop_jkt (RFC 9449 §10) for the code, and carries it through the forms', async () => {
+    const jkt = 'NzbLsXh8uDCcd-6MNwXF4W_7noWXFZAfHkxZsRGC9Xs';
+    const result = (await outcome(request({ dpop_jkt: jkt }))) as AuthorizationRequest;
+    expect(result.dpopJkt).toBe(jkt);
+    expect(result.carried).toContainEqual(['dpop_jkt', jkt]);
+  });
+
   it('uses the client’s registered scope when scope is absent', async () => {
     const result = (await outcome(request({ scope: null }))) as AuthorizationRequest;
     expect(result.scope).toBe('openid profile email courses:read students:read');
@@ -149,6 +156,9 @@ describe('validateAuthorizationRequest', () => {
       ['nonce too long', { nonce: 'n'.repeat(513) }, 'invalid_request', 'The nonce parameter is longer than 512 characters'],
       ['unknown prompt', { prompt: 'sometimes' }, 'invalid_request', 'Unsupported prompt value'],
       ['prompt=none with another value', { prompt: 'none login' }, 'invalid_request', 'prompt=none cannot be combined'],
+      ['dpop_jkt not a SHA-256 thumbprint', { dpop_jkt: 'a'.repeat(42) }, 'invalid_request', 'dpop_jkt must be a base64url SHA-256 JWK thumbprint'],
+      ['dpop_jkt with padding', { dpop_jkt: `${'a'.repeat(42)}=` }, 'invalid_request', 'dpop_jkt must be a base64url SHA-256 JWK thumbprint'],
+      ['repeated dpop_jkt', { dpop_jkt: ['a'.repeat(43), 'b'.repeat(43)] }, 'invalid_request', 'The dpop_jkt parameter is included more than once'],
     ])('%s', async (_name, changes, error, message) => {
       const result = await outcome(request(changes));
       expect(result).toBeInstanceOf(AuthorizationRedirectError);

@@ -1,3 +1,4 @@
+import { isSha256Thumbprint } from '@platform/dpop';
 import { isClientIdSyntax } from '@platform/contracts';
 import {
   InvalidRequestError,
@@ -48,6 +49,7 @@ export const AUTHORIZATION_PARAMETERS = [
   'resource',
   'prompt',
   'max_age',
+  'dpop_jkt',
 ] as const;
 
 /** RFC 8707 §2 allows several resource parameters; every other parameter appears at most once. */
@@ -80,6 +82,8 @@ export interface AuthorizationRequest {
   /** The canonical resource the tokens will be bound to. */
   resource: string;
   codeChallenge: string;
+  /** RFC 9449 §10: the thumbprint of the DPoP key the code is bound to; its exchange needs a proof by that key. */
+  dpopJkt?: string;
   prompts: ReadonlySet<Prompt>;
   /** OIDC max_age: the sign-in must be at most this many seconds old. */
   maxAgeSeconds?: number;
@@ -181,6 +185,13 @@ export async function validateAuthorizationRequest(
     throw error;
   }
 
+  // RFC 9449 §10: dpop_jkt is "the JWK SHA-256 Thumbprint Confirmation Method value" (RFC 7638,
+  // base64url SHA-256: 43 characters) of the key whose proof the code exchange must carry.
+  const dpopJkt = single('dpop_jkt');
+  if (dpopJkt !== undefined && !isSha256Thumbprint(dpopJkt)) {
+    throw back(new InvalidRequestError('dpop_jkt must be a base64url SHA-256 JWK thumbprint (RFC 7638), 43 characters'));
+  }
+
   const nonce = single('nonce');
   if (nonce !== undefined && nonce.length > MAX_NONCE_LENGTH) {
     throw back(new InvalidRequestError(`The nonce parameter is longer than ${MAX_NONCE_LENGTH} characters`));
@@ -214,6 +225,7 @@ export async function validateAuthorizationRequest(
     scope: formatScopes(scopes),
     resource,
     codeChallenge: codeChallenge,
+    ...(dpopJkt === undefined ? {} : { dpopJkt }),
     prompts,
     maxAgeSeconds: maxAge === undefined ? undefined : Number(maxAge),
     carried,

@@ -16,6 +16,8 @@ export interface ApprovedAuthorization {
   codeHash: string;
   redirectUri: string;
   codeChallenge: string;
+  /** RFC 9449 §10: the dpop_jkt the code is bound to; absent when the request had none. */
+  dpopJkt?: string;
   codeExpiresAt: Date;
 }
 
@@ -141,6 +143,7 @@ async function insertGrant(tx: Prisma.TransactionClient, approved: ApprovedAutho
       grantId: grant.id,
       redirectUri: approved.redirectUri,
       codeChallenge: approved.codeChallenge,
+      dpopJkt: approved.dpopJkt ?? null,
       expiresAt: approved.codeExpiresAt,
     },
   });

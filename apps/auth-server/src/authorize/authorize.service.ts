@@ -208,6 +208,7 @@ export class AuthorizeService {
       codeHash: hashToken(code),
       redirectUri: request.redirectUri,
       codeChallenge: request.codeChallenge,
+      ...(request.dpopJkt === undefined ? {} : { dpopJkt: request.dpopJkt }),
       codeExpiresAt: new Date(now.getTime() + this.config.ttl.authorizationCode * 1000),
     };
   }

@@ -98,6 +98,7 @@ describe('CsrfTokens', () => {
     ['no state', { state: undefined }],
     ['another nonce', { nonce: 'nonce-b' }],
     ['no nonce', { nonce: undefined }],
+    ["a dpop_jkt (RFC 9449 §10: the code bound to the attacker's key)", { dpopJkt: 'k'.repeat(43) }],
   ])('a consent token does not approve the request with %s', (_name, change) => {
     const { issue, verify } = browser();
     const token = issue(CSRF_PURPOSE.consent('session-a', REQUEST));

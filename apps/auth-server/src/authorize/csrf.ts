@@ -124,13 +124,15 @@ export interface ConsentedRequest {
   codeChallenge: string;
   state?: string;
   nonce?: string;
+  /** RFC 9449 §10: the DPoP key the code will be bound to. */
+  dpopJkt?: string;
 }
 
 /**
  * SHA-256 over a JSON array of every value that decides what the approval grants, to whom, or
  * where its code goes: the session (so the user and auth_time), the client, the redirect URI, the
- * scope, the resource, the PKCE challenge (who can redeem the code), state (the client's CSRF
- * binding to its own user's session) and nonce (into the ID token). JSON, not a joined string: no
+ * scope, the resource, the PKCE challenge and dpop_jkt (who can redeem the code), state (the
+ * client's CSRF binding to its own user's session) and nonce (into the ID token). JSON, not a joined string: no
  * value can shift into its neighbour. Left out because they change nothing granted:
  * response_type and code_challenge_method (only `code` and `S256` pass validation), prompt and
  * max_age (they decide whether the user signs in again, which happened before this page).
@@ -145,6 +147,7 @@ export function consentDigest(sessionId: string, request: ConsentedRequest): str
     request.codeChallenge,
     request.state ?? null,
     request.nonce ?? null,
+    request.dpopJkt ?? null,
   ];
   return createHash('sha256').update(JSON.stringify(fields)).digest('base64url');
 }

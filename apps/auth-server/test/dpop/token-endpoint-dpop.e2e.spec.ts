@@ -170,6 +170,45 @@ describe('DPoP at the token endpoint (oauth4webapi)', () => {
     expect((await exchange(server, flow, oauth.DPoP(flow.client, await keyPair()))).token_type).toBe('dpop');
   });
 
+  it('dpop_jkt on the authorization request binds the code: another key or no proof consumes nothing, its key exchanges it (RFC 9449 §10)', async () => {
+    const flow = { as, client: await register(server) };
+    const keys = await keyPair();
+    const { params, verifier } = await authorize(server, flow, { dpop_jkt: await thumbprint(keys) });
+    const exchangeWith = async (DPoP?: oauth.DPoPHandle) =>
+      oauth.processAuthorizationCodeResponse(
+        flow.as,
+        flow.client,
+        await oauth.authorizationCodeGrantRequest(flow.as, flow.client, oauth.None(), params, REDIRECT_URI, verifier, { DPoP, ...insecure }),
+      );
+    const bound = {
+      status: 400,
+      error: 'invalid_grant',
+      error_description: 'The authorization code is bound to a DPoP key (dpop_jkt): send a DPoP proof signed with that key',
+    };
+    expect(await refusal(exchangeWith(oauth.DPoP(flow.client, await keyPair())))).toEqual(bound);
+    expect(await refusal(exchangeWith())).toEqual(bound);
+    const tokens = await exchangeWith(oauth.DPoP(flow.client, keys));
+    expect(await introspect(server, tokens.access_token)).toMatchObject({ active: true, cnf: { jkt: await thumbprint(keys) } });
+  });
+
+  it('a malformed dpop_jkt is refused at the authorization endpoint, back to the client', async () => {
+    const client = await register(server);
+    const url = new URL(as.authorization_endpoint as string);
+    url.search = new URLSearchParams({
+      response_type: 'code',
+      client_id: client.client_id,
+      redirect_uri: REDIRECT_URI,
+      code_challenge: 'a'.repeat(43),
+      code_challenge_method: 'S256',
+      state: 's',
+      dpop_jkt: 'not-a-thumbprint',
+    }).toString();
+    const response = await fetch(url, { redirect: 'manual' });
+    expect(response.status).toBe(303);
+    const location = new URL(response.headers.get('location') as string);
+    expect(Object.fromEntries(location.searchParams)).toMatchObject({ error: 'invalid_request', state: 's' });
+  });
+
   describe('proofs refused at the token endpoint (RFC 9449 §4.3), each invalid_dpop_proof', () => {
     let pair: oauth.CryptoKeyPair;
     let refreshToken: string;
