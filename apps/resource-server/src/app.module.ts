@@ -2,6 +2,7 @@ import { type DynamicModule, Global, Module } from '@nestjs/common';
 import { BearerAuthModule } from '@platform/bearer-auth';
 import { EVENT_BUS, type EventBus } from '@platform/event-bus';
 import type { LoggingOptions } from '@platform/observability';
+import { originDpopNonces } from './config/dpop-nonces';
 import { RESOURCE_CONFIG, type ResourceConfig } from './config/resource-config';
 import { AccountModule } from './account/account.module';
 import { AnalyticsModule } from './analytics/analytics.module';
@@ -98,6 +99,7 @@ export class AppModule {
           clientId: config.introspection.clientId,
           clientSecret: config.introspection.clientSecret,
           resource: config.resource,
+          publicBaseUrl: config.resource,
           resourceMetadataUrl: config.resourceMetadataUrl,
           redisUrl: config.redisUrl,
           eventBus,
@@ -106,6 +108,10 @@ export class AppModule {
             inactiveTtlSeconds: config.introspection.inactiveTtlSeconds,
           },
           metrics,
+          dpop: {
+            maxAgeSeconds: config.dpop.proofMaxAgeSeconds,
+            nonces: config.dpop.nonceSecret === undefined ? undefined : originDpopNonces(config.dpop.nonceSecret),
+          },
         }),
         DatabaseModule,
         OutboxModule,

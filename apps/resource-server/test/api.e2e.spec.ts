@@ -237,7 +237,7 @@ describe('the API with real access tokens', () => {
       expect(status).toBe(204);
       expect(headers['access-control-allow-origin']).toBe('*');
       expect(headers['access-control-allow-credentials']).toBeUndefined();
-      expect(String(headers['access-control-allow-headers']).toLowerCase().split(/,\s*/)).toEqual(['authorization', 'content-type']);
+      expect(String(headers['access-control-allow-headers']).toLowerCase().split(/,\s*/)).toEqual(['authorization', 'content-type', 'dpop']);
       expect(String(headers['access-control-allow-methods'])).toContain('PATCH');
     });
 
@@ -245,7 +245,7 @@ describe('the API with real access tokens', () => {
       const { status, headers } = await call('POST', '/api/v1/students', { headers: { origin: 'https://app.example' } });
       expect(status).toBe(401);
       expect(headers['access-control-allow-origin']).toBe('*');
-      expect(headers['access-control-expose-headers']).toBe('WWW-Authenticate');
+      expect(headers['access-control-expose-headers']).toBe('WWW-Authenticate, DPoP-Nonce');
     });
   });
 });

@@ -3,12 +3,14 @@ import { Reflector } from '@nestjs/core';
 import { AuthGuard } from '@nestjs/passport';
 import { AccessDeniedError, InsufficientScopeError, InvalidRequestError, type OAuthError, toOAuthError } from '@platform/oauth-errors';
 import { hasAllScopes } from '@platform/scopes';
-import { MALFORMED_BEARER_HEADER } from './bearer-header';
+import { MALFORMED_BEARER_HEADER, type TokenScheme, UNSUPPORTED_SCHEME } from './bearer-header';
 import { BEARER_STRATEGY } from './bearer.strategy';
 import { CALLER_ADMISSION, type CallerAdmission } from './caller-admission';
-import { challengeOf, MissingTokenError, withChallenge } from './challenges';
+import { type ChallengeContext, challengeOf, MissingTokenError, withChallenge } from './challenges';
+import { DPOP_STRATEGY } from './dpop.strategy';
 import { ANONYMOUS_ACCESS_KEY, PUBLIC_ROUTE_KEY, REQUIRED_SCOPES_KEY } from './metadata-keys';
 import { BEARER_AUTH_OPTIONS, type ResolvedBearerAuthOptions } from './options';
+import { presentedSchemeOf } from './presented-scheme';
 import { ANONYMOUS, type AuthPrincipal, type TokenPrincipal } from './principal';
 
 interface GuardedRequest {
@@ -34,7 +36,8 @@ interface RouteRule {
   readonly missingTokenDescription: string;
   readonly missingTokenChallenge?: string;
   readonly insufficientScopeDescription: string;
-  readonly insufficientScopeChallenge?: string;
+  /** By the scheme the token came with: a 403 challenges in that scheme. */
+  readonly insufficientScopeChallenges?: Readonly<Record<TokenScheme, string | undefined>>;
 }
 
 type Handler = ReturnType<ExecutionContext['getHandler']>;
@@ -43,12 +46,14 @@ type ControllerClass = ReturnType<ExecutionContext['getClass']>;
 /**
  * The one global guard. Deny by default: a route must say @PublicRoute() or
  * @RequireScopes(...). Without a token the caller is anonymous (served only where the route
- * says @AllowAnonymous(), challenged otherwise); with a token, passport-http-bearer reads it
- * and BearerStrategy validates it (for this resource), and it must carry every required scope.
+ * says @AllowAnonymous(), challenged otherwise); with a token, passport tries DpopStrategy
+ * (`Authorization: DPoP`, with its proof) then BearerStrategy (passport-http-bearer), each
+ * validating the token for this resource, and it must carry every required scope.
  */
 @Injectable()
-export class BearerScopeGuard extends AuthGuard(BEARER_STRATEGY) {
+export class BearerScopeGuard extends AuthGuard([DPOP_STRATEGY, BEARER_STRATEGY]) {
   private readonly rules = new WeakMap<ControllerClass, Map<Handler, RouteRule>>();
+  private readonly challengeContext: ChallengeContext;
 
   constructor(
     private readonly reflector: Reflector,
@@ -56,6 +61,7 @@ export class BearerScopeGuard extends AuthGuard(BEARER_STRATEGY) {
     @Optional() @Inject(CALLER_ADMISSION) private readonly admission?: CallerAdmission,
   ) {
     super();
+    this.challengeContext = { resourceMetadataUrl: options.resourceMetadataUrl, dpopAlgorithms: options.dpop.algorithms };
   }
 
   override async canActivate(context: ExecutionContext): Promise<boolean> {
@@ -70,7 +76,7 @@ export class BearerScopeGuard extends AuthGuard(BEARER_STRATEGY) {
     try {
       principal = await this.callerOf(context, request, rule, required);
     } catch (error) {
-      throw this.challenge(error, rule, required);
+      throw this.challenge(error, rule, required, presentedSchemeOf(request));
     }
     request.principal = principal;
     // Outside the try: a refusal of the admission (the application's rate limits) is not a bearer challenge.
@@ -95,27 +101,29 @@ export class BearerScopeGuard extends AuthGuard(BEARER_STRATEGY) {
     return principal;
   }
 
-  /** withChallenge, with the route's two fixed challenges built once. */
-  private challenge(error: unknown, rule: RouteRule, required: readonly string[]): OAuthError {
+  /** withChallenge, with the route's fixed challenges built once. */
+  private challenge(error: unknown, rule: RouteRule, required: readonly string[], scheme: TokenScheme | undefined): OAuthError {
     if (error instanceof MissingTokenError && rule.missingTokenChallenge !== undefined) {
       return error.withHeader('www-authenticate', rule.missingTokenChallenge);
     }
-    if (error instanceof InsufficientScopeError && error.requiredScopes === required && rule.insufficientScopeChallenge !== undefined) {
-      return error.withHeader('www-authenticate', rule.insufficientScopeChallenge);
+    const insufficientScopeChallenge = rule.insufficientScopeChallenges?.[scheme ?? 'Bearer'];
+    if (error instanceof InsufficientScopeError && error.requiredScopes === required && insufficientScopeChallenge !== undefined) {
+      return error.withHeader('www-authenticate', insufficientScopeChallenge);
     }
-    return withChallenge(toOAuthError(error), required, this.options.resourceMetadataUrl);
+    return withChallenge(toOAuthError(error), required, this.challengeContext, scheme);
   }
 
   /**
-   * Passport's verdict: the strategy's own errors pass through. No user: passport-http-bearer
-   * found no Bearer token (another scheme, RFC 6750 §3.1: answered like no credentials) or,
-   * with status 400, a header that is not `Bearer <token>` or a token sent twice (invalid_request).
+   * Passport's verdict: the strategies' own errors pass through. No user: neither found a token
+   * (another scheme, RFC 6750 §3.1: answered like no credentials) or passport-http-bearer said
+   * 400 (one status per strategy tried): a header that is not `Bearer <token>` or a token sent
+   * twice (invalid_request).
    */
-  override handleRequest<T>(error: unknown, user: T, _info?: unknown, _context?: ExecutionContext, status?: number): T {
+  override handleRequest<T>(error: unknown, user: T, _info?: unknown, _context?: ExecutionContext, status?: number | (number | undefined)[]): T {
     if (error) throw toOAuthError(error);
     if (user) return user;
-    if (status === 400) throw new InvalidRequestError(MALFORMED_BEARER_HEADER);
-    throw new MissingTokenError('Only Bearer access tokens are accepted');
+    if ((Array.isArray(status) ? status : [status]).includes(400)) throw new InvalidRequestError(MALFORMED_BEARER_HEADER);
+    throw new MissingTokenError(UNSUPPORTED_SCHEME);
   }
 
   private ruleOf(controller: ControllerClass, handler: Handler): RouteRule {
@@ -136,16 +144,19 @@ export class BearerScopeGuard extends AuthGuard(BEARER_STRATEGY) {
     const targets = [handler, controller];
     const scopes = this.reflector.getAllAndOverride<string[] | undefined>(REQUIRED_SCOPES_KEY, targets);
     const required = scopes ? Object.freeze([...scopes]) : undefined;
-    const url = this.options.resourceMetadataUrl;
+    const context = this.challengeContext;
     const insufficient = new InsufficientScopeError(required ?? []);
     return Object.freeze({
       isPublic: this.reflector.getAllAndOverride<boolean>(PUBLIC_ROUTE_KEY, targets) === true,
       required,
       anonymous: this.reflector.getAllAndOverride<boolean>(ANONYMOUS_ACCESS_KEY, targets) === true,
       missingTokenDescription: `This operation needs an access token with scope ${(required ?? []).join(' ')}`,
-      missingTokenChallenge: required && challengeOf(new MissingTokenError(''), required, url),
+      missingTokenChallenge: required && challengeOf(new MissingTokenError(''), required, context),
       insufficientScopeDescription: insufficient.description,
-      insufficientScopeChallenge: required && challengeOf(insufficient, required, url),
+      insufficientScopeChallenges: required && {
+        Bearer: challengeOf(insufficient, required, context, 'Bearer'),
+        DPoP: challengeOf(insufficient, required, context, 'DPoP'),
+      },
     });
   }
 }

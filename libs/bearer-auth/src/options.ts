@@ -1,4 +1,5 @@
 import { withoutTrailingSlashes } from '@platform/contracts';
+import { DPOP_SIGNING_ALGORITHMS, type DpopNonces } from '@platform/dpop';
 import type { EventBus } from '@platform/event-bus';
 import { type BearerAuthMetrics, NO_METRICS } from './metrics';
 
@@ -12,6 +13,11 @@ export interface BearerAuthOptions {
   resource: string;
   /** RFC 9728 metadata URL, named in every challenge. */
   resourceMetadataUrl: string;
+  /**
+   * The public origin clients call (the gateway), without a trailing slash: a DPoP proof's htu
+   * must be it followed by the request's path (RFC 9449 §4.3). Default: `resource`.
+   */
+  publicBaseUrl?: string;
   /** Shared introspection cache; without it only the in-process layer caches. */
   redisUrl?: string;
   /** Where revocation events arrive (the same bus the authorization server publishes on). */
@@ -32,10 +38,22 @@ export interface BearerAuthOptions {
   redisTimeoutMs?: number;
   /** Cache and introspection counters; default: not counted. */
   metrics?: BearerAuthMetrics;
+  dpop?: {
+    /** The proofs' algorithms, named in `DPoP algs="..."`; default every asymmetric one libs/dpop accepts. */
+    algorithms?: readonly string[];
+    /** How old a proof may be (its iat), in seconds; default 60. */
+    maxAgeSeconds?: number;
+    /** Server nonces (RFC 9449 §9): every proof must carry a current one. Default: none asked for. */
+    nonces?: DpopNonces;
+    /** Proofs remembered in-process (no Redis, or Redis away) for the single-use check; default 100,000. */
+    inProcessReplayEntries?: number;
+  };
 }
 
-export interface ResolvedBearerAuthOptions extends Omit<BearerAuthOptions, 'cache'> {
+export interface ResolvedBearerAuthOptions extends Omit<BearerAuthOptions, 'cache' | 'dpop'> {
   cache: Required<NonNullable<BearerAuthOptions['cache']>>;
+  publicBaseUrl: string;
+  dpop: { algorithms: readonly string[]; maxAgeSeconds: number; nonces?: DpopNonces; inProcessReplayEntries: number };
   introspectionTimeoutMs: number;
   redisTimeoutMs: number;
   metrics: BearerAuthMetrics;
@@ -45,6 +63,7 @@ export function resolveOptions(options: BearerAuthOptions): ResolvedBearerAuthOp
   return {
     ...options,
     resource: withoutTrailingSlashes(options.resource),
+    publicBaseUrl: withoutTrailingSlashes(options.publicBaseUrl ?? options.resource),
     cache: {
       ttlCeilingSeconds: options.cache?.ttlCeilingSeconds ?? 300,
       inactiveTtlSeconds: options.cache?.inactiveTtlSeconds ?? 10,
@@ -54,6 +73,12 @@ export function resolveOptions(options: BearerAuthOptions): ResolvedBearerAuthOp
     introspectionTimeoutMs: options.introspectionTimeoutMs ?? 3_000,
     redisTimeoutMs: options.redisTimeoutMs ?? 200,
     metrics: options.metrics ?? NO_METRICS,
+    dpop: {
+      algorithms: options.dpop?.algorithms ?? DPOP_SIGNING_ALGORITHMS,
+      maxAgeSeconds: options.dpop?.maxAgeSeconds ?? 60,
+      nonces: options.dpop?.nonces,
+      inProcessReplayEntries: options.dpop?.inProcessReplayEntries ?? 100_000,
+    },
   };
 }
 

@@ -15,6 +15,11 @@ export interface TokenPrincipal {
   readonly scopes: readonly string[];
   /** Seconds since the epoch. */
   readonly expiresAt: number;
+  /**
+   * A DPoP-bound token's key (RFC 9449 §6: `cnf.jkt`, its RFC 7638 SHA-256 thumbprint): only a
+   * request with a proof signed by that key may use the token. Absent: a bearer token.
+   */
+  readonly jkt?: string;
 }
 
 export const ANONYMOUS: AnonymousPrincipal = Object.freeze({ kind: 'anonymous' });

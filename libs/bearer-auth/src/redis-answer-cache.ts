@@ -4,8 +4,11 @@ import { RedisConnection } from '@platform/redis-connection';
 import { randomUUID } from 'node:crypto';
 import type { ResolvedBearerAuthOptions } from './options';
 
-/** v2: entries carry their generation; an instance of the previous format would misread them. */
-const ENTRY_PREFIX = 'bearer-auth:introspection:v2:';
+/**
+ * v3: entries carry the key a DPoP-bound token is bound to (jkt); an instance of the previous
+ * format would ignore it and accept a bound token as a bearer token (RFC 9449 §7.2).
+ */
+const ENTRY_PREFIX = 'bearer-auth:introspection:v3:';
 const GENERATION_KEY = 'bearer-auth:generation';
 /** A counter every beat takes a number from: the order in which Redis saw beats and joins. */
 const TICK_KEY = 'bearer-auth:tick';

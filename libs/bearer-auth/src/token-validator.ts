@@ -1,5 +1,5 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
-import { accessTokenKey, type IntrospectionResponse, withoutTrailingSlashes } from '@platform/contracts';
+import { accessTokenKey, type ActiveIntrospectionResponse, type IntrospectionResponse, withoutTrailingSlashes } from '@platform/contracts';
 import { BusTrust } from '@platform/event-bus';
 import { HeldUnderTrust } from '@platform/held-under-trust';
 import { InvalidTokenError } from '@platform/oauth-errors';
@@ -20,6 +20,8 @@ export type CachedAnswer =
       audience: string[];
       /** Seconds since the epoch. */
       expiresAt: number;
+      /** The key a DPoP-bound token is bound to (cnf.jkt); absent for a bearer token. */
+      jkt?: string;
     };
 
 /** An in-process entry: the answer and, for an active one, its principal, built once. */
@@ -242,12 +244,16 @@ function toEntry(answer: CachedAnswer): LocalEntry {
     clientId: answer.clientId,
     scopes: answer.scopes,
     expiresAt: answer.expiresAt,
+    ...(answer.jkt === undefined ? {} : { jkt: answer.jkt }),
   });
   return { answer, principal };
 }
 
 function toCachedAnswer(answer: IntrospectionResponse): CachedAnswer {
-  if (!answer.active || answer.token_type !== 'Bearer') return INACTIVE;
+  if (!answer.active) return INACTIVE;
+  const jkt = boundKeyOf(answer);
+  // A refresh token (token_type refresh_token) is no access token; a DPoP token without its key could not be checked.
+  if (jkt === null) return INACTIVE;
   const audience = Array.isArray(answer.aud) ? (answer.aud as string[]) : [answer.aud];
   return {
     active: true,
@@ -257,5 +263,19 @@ function toCachedAnswer(answer: IntrospectionResponse): CachedAnswer {
     scopes: answer.scope ? answer.scope.split(' ') : [],
     audience: audience.map((value) => withoutTrailingSlashes(value)),
     expiresAt: answer.exp,
+    ...(jkt === undefined ? {} : { jkt }),
   };
+}
+
+/**
+ * The key an access token is bound to (RFC 9449 §6.2: introspection answers `token_type`
+ * "DPoP" and `cnf.jkt` for a DPoP-bound token), undefined for a bearer token, null for what this
+ * resource server must not accept. A `cnf.jkt` is honoured whatever the token_type says: a
+ * binding is never dropped.
+ */
+function boundKeyOf(answer: ActiveIntrospectionResponse): string | undefined | null {
+  const jkt = typeof answer.cnf?.jkt === 'string' && answer.cnf.jkt !== '' ? answer.cnf.jkt : undefined;
+  if (answer.token_type === 'DPoP') return jkt ?? null;
+  if (answer.token_type === 'Bearer') return jkt;
+  return null;
 }

@@ -7,6 +7,7 @@ import { Controller, Get, Module, Post } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { accessTokenKey, TOKEN_REVOKED_CHANNEL, type TokenRevokedEvent } from '@platform/contracts';
+import { DPOP_SIGNING_ALGORITHMS } from '@platform/dpop';
 import { type EventBus, LocalEventBus, RedisEventBus } from '@platform/event-bus';
 import { OAuthExceptionFilter } from '@platform/oauth-errors';
 import { createServer } from 'node:net';
@@ -25,6 +26,8 @@ import { IntrospectionStub } from './introspection-stub';
 const RESOURCE = 'http://platform.test';
 const METADATA = `${RESOURCE}/.well-known/oauth-protected-resource`;
 const CREDENTIALS = { id: 'resource-server', secret: 'resource-server-secret-0123456789' };
+/** RFC 9449 §7.1: every 401 challenges for DPoP too, with the algorithms accepted. */
+const DPOP = `DPoP resource_metadata="${METADATA}", algs="${DPOP_SIGNING_ALGORITHMS.join(' ')}"`;
 
 @Controller('students')
 class StudentsController {
@@ -130,7 +133,9 @@ describe('the guard, with the in-process cache', () => {
   it('challenges a write without a token with no error code (RFC 6750 §3.1)', async () => {
     const response = await call(harness, '/students', { method: 'POST' });
     expect(response.status).toBe(401);
-    expect(response.challenge).toBe(`Bearer scope="students:write", resource_metadata="${METADATA}"`);
+    expect(response.challenge).toBe(
+      `Bearer scope="students:write", resource_metadata="${METADATA}", DPoP scope="students:write", resource_metadata="${METADATA}", algs="${DPOP_SIGNING_ALGORITHMS.join(' ')}"`,
+    );
     expect(response.body).toEqual({ error: 'unauthorized', error_description: expect.any(String) });
   });
 
@@ -138,7 +143,7 @@ describe('the guard, with the in-process cache', () => {
     const response = await call(harness, '/students', { token: 'unknown-token-0000000000' });
     expect(response.status).toBe(401);
     expect(response.challenge).toBe(
-      `Bearer error="invalid_token", error_description="The access token is invalid, expired or revoked", resource_metadata="${METADATA}"`,
+      `Bearer error="invalid_token", error_description="The access token is invalid, expired or revoked", resource_metadata="${METADATA}", ${DPOP}`,
     );
     expect(response.body).toEqual({ error: 'invalid_token', error_description: 'The access token is invalid, expired or revoked' });
   });
@@ -147,7 +152,7 @@ describe('the guard, with the in-process cache', () => {
     const response = await call(harness, '/students', { token: 'x'.repeat(4097) });
     expect(response.status).toBe(401);
     expect(response.challenge).toBe(
-      `Bearer error="invalid_token", error_description="The access token is invalid, expired or revoked", resource_metadata="${METADATA}"`,
+      `Bearer error="invalid_token", error_description="The access token is invalid, expired or revoked", resource_metadata="${METADATA}", ${DPOP}`,
     );
     expect(response.body).toEqual({ error: 'invalid_token', error_description: 'The access token is invalid, expired or revoked' });
     expect(stub.calls).toBe(0);

@@ -7,6 +7,8 @@ export interface StubToken {
   /** Seconds from now. */
   expiresIn?: number;
   schoolId?: string;
+  /** A DPoP-bound token's key thumbprint: answered as token_type DPoP with cnf.jkt (RFC 9449 §6.2). */
+  jkt?: string;
 }
 
 /**
@@ -74,7 +76,8 @@ export class IntrospectionStub {
       iss: 'http://issuer.test',
       exp: now + (token.expiresIn ?? 3600),
       iat: now,
-      token_type: 'Bearer',
+      token_type: token.jkt === undefined ? 'Bearer' : 'DPoP',
+      ...(token.jkt === undefined ? {} : { cnf: { jkt: token.jkt } }),
       school_id: token.schoolId ?? 'demo-school',
     };
   }

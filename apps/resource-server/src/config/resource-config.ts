@@ -49,6 +49,21 @@ export const EnvSchema = z.object({
   INTROSPECTION_CACHE_TTL_SECONDS: seconds(300),
   /** How long an inactive answer is cached, so that a flood of bad tokens costs little. */
   INTROSPECTION_INACTIVE_TTL_SECONDS: seconds(10),
+  /**
+   * How old a DPoP proof (RFC 9449) may be at the API and /mcp: its iat no earlier than this many seconds ago (and
+   * no later than 5 s ahead). Its jti is remembered as long (in Redis with REDIS_URL, shared by every replica).
+   */
+  DPOP_PROOF_MAX_AGE_SECONDS: z.coerce.number().int().min(5).max(300).default(60),
+  /**
+   * Server-provided DPoP nonces at the API and /mcp (RFC 9449 §9): a proof must carry a nonce this origin issued in
+   * the last 5 to 10 minutes, else 401 `use_dpop_nonce` with a fresh one in `DPoP-Nonce`. Needs DPOP_NONCE_SECRET.
+   */
+  DPOP_NONCES: booleanFlag.default(false),
+  /**
+   * The secret the DPoP nonces are derived from, the authorization server's DPOP_NONCE_SECRET (the two servers are
+   * one origin to a client, which keeps one nonce per origin). Required when DPOP_NONCES is on.
+   */
+  DPOP_NONCE_SECRET: z.string().min(32).optional(),
   /** The school anonymous callers see unless they pass `?school=<id>`. */
   DEFAULT_SCHOOL_ID: z.string().min(1).max(100).default('demo-school'),
   /**
@@ -109,6 +124,8 @@ export interface ResourceConfig {
     cacheTtlSeconds: number;
     inactiveTtlSeconds: number;
   };
+  /** DPoP at the API and /mcp (RFC 9449): DPOP_PROOF_MAX_AGE_SECONDS; the nonce secret when DPOP_NONCES is on. */
+  dpop: { proofMaxAgeSeconds: number; nonceSecret?: string };
   defaultSchoolId: string;
   /** MCP_ALLOWED_ORIGINS: the browser origins besides the public one that may call /mcp. */
   mcpAllowedOrigins: string[];
@@ -145,6 +162,9 @@ export function loadResourceConfig(env: NodeJS.ProcessEnv = process.env): Resour
     const secretProblem = productionIntrospectionSecretProblem(e.INTROSPECTION_CLIENT_SECRET);
     if (secretProblem) throw new ConfigError(secretProblem);
   }
+  if (e.DPOP_NONCES && !e.DPOP_NONCE_SECRET) {
+    throw new ConfigError('DPOP_NONCE_SECRET: DPOP_NONCES needs the secret the authorization server derives its nonces from (at least 32 characters)');
+  }
   let events: EventsConfig;
   try {
     events = eventsConfig(e, e.NODE_ENV === 'production');
@@ -169,6 +189,7 @@ export function loadResourceConfig(env: NodeJS.ProcessEnv = process.env): Resour
       cacheTtlSeconds: e.INTROSPECTION_CACHE_TTL_SECONDS,
       inactiveTtlSeconds: e.INTROSPECTION_INACTIVE_TTL_SECONDS,
     },
+    dpop: { proofMaxAgeSeconds: e.DPOP_PROOF_MAX_AGE_SECONDS, ...(e.DPOP_NONCES ? { nonceSecret: e.DPOP_NONCE_SECRET } : {}) },
     defaultSchoolId: e.DEFAULT_SCHOOL_ID,
     mcpAllowedOrigins: e.MCP_ALLOWED_ORIGINS,
     pricingFile: resolvePricingFile(env),

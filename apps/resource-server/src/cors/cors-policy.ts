@@ -6,15 +6,16 @@ import { isMcpPath } from '../mcp/mcp-http-policy';
 import type { McpBrowserOrigins } from '../mcp/mcp-origins';
 
 /**
- * Browser clients on any origin call the API and read its documents with bearer tokens, never
- * cookies: any origin, without credentials, so no origin can ride on a user's session.
+ * Browser clients on any origin call the API and read its documents with bearer or DPoP tokens,
+ * never cookies: any origin, without credentials, so no origin can ride on a user's session.
+ * A DPoP client sends its proof in `DPoP` and reads a nonce asked for in `DPoP-Nonce` (RFC 9449 §9).
  */
 export const API_CORS: FastifyCorsOptions = {
   origin: '*',
   credentials: false,
   methods: ['GET', 'HEAD', 'POST', 'PATCH', 'DELETE', 'OPTIONS'],
-  allowedHeaders: ['Authorization', 'Content-Type'],
-  exposedHeaders: ['WWW-Authenticate'],
+  allowedHeaders: ['Authorization', 'Content-Type', 'DPoP'],
+  exposedHeaders: ['WWW-Authenticate', 'DPoP-Nonce'],
   maxAge: 600,
   // An OPTIONS request that is not a preflight (no Origin or Access-Control-Request-Method)
   // goes on to routing and gets the JSON error every other request gets, not a text/plain 400.

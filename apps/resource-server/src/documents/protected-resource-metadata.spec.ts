@@ -1,3 +1,4 @@
+import { DPOP_SIGNING_ALGORITHMS } from '@platform/dpop';
 import { ALL_SCOPES } from '@platform/scopes';
 import { buildMcpProtectedResourceMetadata, buildProtectedResourceMetadata } from './protected-resource-metadata';
 import { TEST_OPTIONS } from '../../test/support/documents-options';
@@ -11,6 +12,8 @@ describe('protected resource metadata (RFC 9728)', () => {
       bearer_methods_supported: ['header'],
       resource_name: 'Course Platform API',
       resource_documentation: 'https://learn.example.com/auth.md',
+      dpop_signing_alg_values_supported: [...DPOP_SIGNING_ALGORITHMS],
+      dpop_bound_access_tokens_required: false,
     });
   });
 
@@ -18,6 +21,13 @@ describe('protected resource metadata (RFC 9728)', () => {
     const metadata = buildProtectedResourceMetadata(TEST_OPTIONS);
     expect(metadata.scopes_supported).toHaveLength(42);
     expect(metadata.scopes_supported.slice(0, 4)).toEqual(['openid', 'profile', 'email', 'courses:read']);
+  });
+
+  it('advertises DPoP (RFC 9449 §5.1) with asymmetric algorithms only, without requiring it', () => {
+    const metadata = buildProtectedResourceMetadata(TEST_OPTIONS);
+    expect(metadata.dpop_signing_alg_values_supported).toEqual(expect.arrayContaining(['ES256', 'RS256', 'EdDSA']));
+    expect(metadata.dpop_signing_alg_values_supported.filter((alg) => /^(HS|none)/i.test(alg))).toEqual([]);
+    expect(metadata.dpop_bound_access_tokens_required).toBe(false);
   });
 
   it('uses the configured resource name', () => {
@@ -36,6 +46,8 @@ describe('protected resource metadata of /mcp (RFC 9728 §3.3)', () => {
       bearer_methods_supported: ['header'],
       resource_name: 'Course Platform MCP server',
       resource_documentation: 'https://learn.example.com/auth.md',
+      dpop_signing_alg_values_supported: [...DPOP_SIGNING_ALGORITHMS],
+      dpop_bound_access_tokens_required: false,
     });
   });
 

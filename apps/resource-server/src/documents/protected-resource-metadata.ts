@@ -1,4 +1,5 @@
 import type { SchemaObject } from '@nestjs/swagger';
+import { DPOP_SIGNING_ALGORITHMS } from '@platform/dpop';
 import { DEFAULT_MCP_RESOURCE_NAME, DEFAULT_RESOURCE_NAME, type DocumentsOptions, RESOURCE_PATHS } from './documents-options';
 
 /** RFC 9728 §2 protected resource metadata, the members this resource publishes. */
@@ -9,6 +10,19 @@ export interface ProtectedResourceMetadata {
   bearer_methods_supported: ['header'];
   resource_name: string;
   resource_documentation: string;
+  dpop_signing_alg_values_supported: string[];
+  dpop_bound_access_tokens_required: false;
+}
+
+/**
+ * RFC 9728 §2 (registered by RFC 9449 §5.1): "dpop_signing_alg_values_supported: OPTIONAL. JSON
+ * array containing a list of the JWS alg values supported by the resource server for validating
+ * DPoP proof JWTs", and "dpop_bound_access_tokens_required: OPTIONAL. Boolean value specifying
+ * whether the protected resource always requires the use of DPoP-bound access tokens": not here,
+ * Bearer tokens keep working for clients that do not use DPoP.
+ */
+function dpopMembers(): Pick<ProtectedResourceMetadata, 'dpop_signing_alg_values_supported' | 'dpop_bound_access_tokens_required'> {
+  return { dpop_signing_alg_values_supported: [...DPOP_SIGNING_ALGORITHMS], dpop_bound_access_tokens_required: false };
 }
 
 /**
@@ -36,6 +50,7 @@ export function buildProtectedResourceMetadata(options: DocumentsOptions): Prote
     bearer_methods_supported: ['header'],
     resource_name: options.resourceName ?? DEFAULT_RESOURCE_NAME,
     resource_documentation: `${base}${RESOURCE_PATHS.authGuide}`,
+    ...dpopMembers(),
   };
 }
 
@@ -56,6 +71,7 @@ export function buildMcpProtectedResourceMetadata(options: DocumentsOptions): Pr
     bearer_methods_supported: ['header'],
     resource_name: DEFAULT_MCP_RESOURCE_NAME,
     resource_documentation: `${base}${RESOURCE_PATHS.authGuide}`,
+    ...dpopMembers(),
   };
 }
 
@@ -63,7 +79,16 @@ export function buildMcpProtectedResourceMetadata(options: DocumentsOptions): Pr
 export const PROTECTED_RESOURCE_METADATA_SCHEMA = {
   type: 'object',
   description: 'RFC 9728 §2 protected resource metadata',
-  required: ['resource', 'authorization_servers', 'scopes_supported', 'bearer_methods_supported', 'resource_name', 'resource_documentation'],
+  required: [
+    'resource',
+    'authorization_servers',
+    'scopes_supported',
+    'bearer_methods_supported',
+    'resource_name',
+    'resource_documentation',
+    'dpop_signing_alg_values_supported',
+    'dpop_bound_access_tokens_required',
+  ],
   properties: {
     resource: { type: 'string', format: 'uri', description: 'The canonical resource identifier' },
     authorization_servers: { type: 'array', items: { type: 'string', format: 'uri' }, description: 'Issuer identifiers' },
@@ -71,5 +96,7 @@ export const PROTECTED_RESOURCE_METADATA_SCHEMA = {
     bearer_methods_supported: { type: 'array', items: { type: 'string', enum: ['header'] } },
     resource_name: { type: 'string' },
     resource_documentation: { type: 'string', format: 'uri' },
+    dpop_signing_alg_values_supported: { type: 'array', items: { type: 'string' }, description: 'RFC 9449: the DPoP proof algorithms accepted' },
+    dpop_bound_access_tokens_required: { type: 'boolean', description: 'RFC 9449: false, Bearer tokens are accepted too' },
   },
 } satisfies SchemaObject;

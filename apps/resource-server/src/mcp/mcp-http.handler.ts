@@ -9,7 +9,17 @@ import {
   WebStandardStreamableHTTPServerTransport,
 } from '@modelcontextprotocol/server';
 import { type NodeMcpRequestHandler, toNodeHandler } from '@modelcontextprotocol/node';
-import { ANONYMOUS, type AuthPrincipal, bearerTokenOf, MissingTokenError, TokenValidator, withChallenge } from '@platform/bearer-auth';
+import {
+  ANONYMOUS,
+  type AuthPrincipal,
+  type ChallengeContext,
+  MissingTokenError,
+  type PresentedToken,
+  presentedTokenOf,
+  TokenAuthenticator,
+  type TokenScheme,
+  withChallenge,
+} from '@platform/bearer-auth';
 import { handOverToRaw } from '@platform/observability';
 import { toOAuthError } from '@platform/oauth-errors';
 import type { FastifyReply, FastifyRequest } from 'fastify';
@@ -20,10 +30,11 @@ import { SCHOOL_SERVICES, type SchoolServices } from './school-services';
 import { scopeChallenge } from './scope-challenge';
 import { MCP_TOOLS } from './tools';
 
-/** Who calls: the principal the tools work for, and what the SDK is told about the token. */
+/** Who calls: the principal the tools work for, what the SDK is told about the token, and the scheme it came with. */
 interface Caller {
   principal: AuthPrincipal;
   authInfo?: AuthInfo;
+  scheme?: TokenScheme;
 }
 
 /**
@@ -45,6 +56,8 @@ interface Caller {
 export class McpHttpHandler implements OnModuleDestroy {
   private readonly logger = new Logger('Mcp');
   private readonly resourceMetadataUrl: string;
+  /** /mcp's metadata URL and the DPoP algorithms, named in its challenges. */
+  private readonly challengeContext: ChallengeContext;
   private readonly audiences: readonly string[];
   private readonly modern: ReturnType<typeof createMcpHandler>;
   private readonly serve: NodeMcpRequestHandler;
@@ -52,9 +65,10 @@ export class McpHttpHandler implements OnModuleDestroy {
   constructor(
     @Inject(SCHOOL_SERVICES) private readonly services: SchoolServices,
     @Inject(MCP_OPTIONS) private readonly options: McpOptions,
-    private readonly tokens: TokenValidator,
+    private readonly tokens: TokenAuthenticator,
   ) {
     this.resourceMetadataUrl = mcpResourceMetadataUrl(options);
+    this.challengeContext = { ...tokens.challengeContext, resourceMetadataUrl: this.resourceMetadataUrl };
     this.audiences = mcpAudiences(options);
     const onerror = (error: Error) => this.logger.debug(error.message);
     // Response mode `auto`: one JSON body unless a handler sends a message before its result,
@@ -78,8 +92,8 @@ export class McpHttpHandler implements OnModuleDestroy {
   async post(request: FastifyRequest, reply: FastifyReply): Promise<void> {
     let caller: Caller;
     try {
-      caller = await this.authenticate(request.headers.authorization);
-      const challenge = scopeChallenge(request.body, caller.principal, this.resourceMetadataUrl);
+      caller = await this.authenticate(request);
+      const challenge = scopeChallenge(request.body, caller.principal, this.challengeContext, caller.scheme);
       if (challenge) throw challenge;
     } catch (error) {
       if (!(error instanceof MissingTokenError)) throw error;
@@ -112,15 +126,20 @@ export class McpHttpHandler implements OnModuleDestroy {
   /**
    * No Authorization header: anonymous (the public tools; a private one is challenged). A
    * token must be valid and for /mcp: MCP authorization, "Invalid or expired tokens MUST
-   * receive a HTTP 401 response", with the RFC 9728 metadata URL of /mcp in the challenge.
+   * receive a HTTP 401 response", with the RFC 9728 metadata URL of /mcp in the challenge. A
+   * DPoP-bound token comes with the DPoP scheme and a proof for this request (RFC 9449 §7), as
+   * at the API (TokenAuthenticator holds the rules of both schemes).
    */
-  private async authenticate(authorization: string | string[] | undefined): Promise<Caller> {
+  private async authenticate(request: FastifyRequest): Promise<Caller> {
+    let presented: PresentedToken | undefined;
     try {
-      const token = bearerTokenOf(authorization);
-      if (token === undefined) return { principal: ANONYMOUS };
-      const principal = await this.tokens.validate(token, this.audiences);
+      presented = presentedTokenOf(request.headers.authorization);
+      if (presented === undefined) return { principal: ANONYMOUS };
+      const { token } = presented;
+      const principal = await this.tokens.authenticate(presented, request, this.audiences);
       return {
         principal,
+        scheme: presented.scheme,
         authInfo: {
           token,
           clientId: principal.clientId,
@@ -132,7 +151,7 @@ export class McpHttpHandler implements OnModuleDestroy {
         },
       };
     } catch (error) {
-      throw withChallenge(toOAuthError(error), [], this.resourceMetadataUrl);
+      throw withChallenge(toOAuthError(error), [], this.challengeContext, presented?.scheme);
     }
   }
 

@@ -7,8 +7,11 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { Test } from '@nestjs/testing';
 import { ANONYMOUS, type AuthPrincipal, BearerAuthModule } from '@platform/bearer-auth';
+import { DPOP_SIGNING_ALGORITHMS } from '@platform/dpop';
 import { LocalEventBus } from '@platform/event-bus';
 import { InvalidRequestError, NotFoundError, OAuthExceptionFilter } from '@platform/oauth-errors';
+import { calculateJwkThumbprint, exportJWK, generateKeyPair, SignJWT } from 'jose';
+import { createHash, randomUUID } from 'node:crypto';
 import { registerResourceCors } from '../cors/cors-policy';
 import { registerMcpHttpPolicy } from './mcp-http-policy';
 import { McpBrowserOrigins } from './mcp-origins';
@@ -20,6 +23,8 @@ const BASE = 'http://127.0.0.1:3000';
 /** A web-based MCP client's page, allowed as MCP_ALLOWED_ORIGINS would. */
 const AGENT_PAGE = 'https://agent.example';
 const METADATA = `${BASE}/.well-known/oauth-protected-resource/mcp`;
+/** RFC 9449 §7.1: every 401 offers the DPoP scheme beside Bearer, with /mcp's metadata. */
+const DPOP = `DPoP resource_metadata="${METADATA}", algs="${DPOP_SIGNING_ALGORITHMS.join(' ')}"`;
 /** A course as the REST service answers it, and as the catalog tools show it (their output schema's fields). */
 const COURSE_VIEW = {
   id: 'course-1',
@@ -44,7 +49,7 @@ const STUDENT = { id: 'student-1', name: 'Grace', email: 'grace@academy.test', e
  * The authorization server's RFC 7662 introspection, as the real TokenValidator calls it over
  * HTTP: a token's answer by its value.
  */
-const TOKENS: Record<string, { scope: string; aud: string } | undefined> = {
+const TOKENS: Record<string, { scope: string; aud: string; token_type?: 'DPoP'; cnf?: { jkt: string } } | undefined> = {
   'students-token': { scope: 'students:read', aud: BASE },
   'mcp-token': { scope: 'students:read coupons:write', aud: `${BASE}/mcp` },
   'foreign-token': { scope: 'students:read', aud: 'https://elsewhere.example' },
@@ -300,7 +305,7 @@ describe('the MCP endpoint (SDK v2 server; 2026-07-28 and the 2025 revisions, st
       const response = await post({ jsonrpc: '2.0', id: 1, method: 'tools/list' }, { authorization });
       expect(response.status).toBe(401);
       expect(response.headers.get('www-authenticate')).toBe(
-        `Bearer error="invalid_token", error_description="${description}", resource_metadata="${METADATA}"`,
+        `Bearer error="invalid_token", error_description="${description}", resource_metadata="${METADATA}", ${DPOP}`,
       );
       expect(await response.json()).toEqual({ error: 'invalid_token', error_description: description });
     });
@@ -308,14 +313,16 @@ describe('the MCP endpoint (SDK v2 server; 2026-07-28 and the 2025 revisions, st
     it('another scheme is answered like no credentials: no error code, a JSON-RPC error body (RFC 6750 §3.1)', async () => {
       const response = await post({ jsonrpc: '2.0', id: 1, method: 'tools/list' }, { authorization: 'Basic YTpi' });
       expect(response.status).toBe(401);
-      expect(response.headers.get('www-authenticate')).toBe(`Bearer resource_metadata="${METADATA}"`);
-      expect(await response.json()).toEqual({ jsonrpc: '2.0', error: { code: -32000, message: 'Only Bearer access tokens are accepted' }, id: 1 });
+      expect(response.headers.get('www-authenticate')).toBe(`Bearer resource_metadata="${METADATA}", ${DPOP}`);
+      expect(await response.json()).toEqual({ jsonrpc: '2.0', error: { code: -32000, message: 'Only Bearer and DPoP access tokens are accepted' }, id: 1 });
     });
 
     it('a private tool without a token: 401 naming its scopes, so the client signs in; the body has no OAuth error code (RFC 6750 §3.1)', async () => {
       const response = await post(callMessage('list_students'));
       expect(response.status).toBe(401);
-      expect(response.headers.get('www-authenticate')).toBe(`Bearer scope="students:read", resource_metadata="${METADATA}"`);
+      expect(response.headers.get('www-authenticate')).toBe(
+        `Bearer scope="students:read", resource_metadata="${METADATA}", DPoP scope="students:read", resource_metadata="${METADATA}", algs="${DPOP_SIGNING_ALGORITHMS.join(' ')}"`,
+      );
       expect(response.headers.get('cache-control')).toBe('no-store');
       expect(await response.json()).toEqual({
         jsonrpc: '2.0',
@@ -330,6 +337,50 @@ describe('the MCP endpoint (SDK v2 server; 2026-07-28 and the 2025 revisions, st
       await modern.connect(new TransportV2(url));
       await expect(modern.callTool({ name: 'list_students', arguments: {} })).rejects.toThrow('The tool list_students needs an access token with scope students:read');
       await modern.close();
+    });
+
+    describe('DPoP (RFC 9449 §7)', () => {
+      let signProof: (claims: { htm?: string; htu?: string; token: string }) => Promise<string>;
+
+      beforeAll(async () => {
+        const { privateKey, publicKey } = await generateKeyPair('ES256');
+        const jwk = await exportJWK(publicKey);
+        TOKENS['dpop-token'] = { scope: 'students:read', aud: BASE, token_type: 'DPoP', cnf: { jkt: await calculateJwkThumbprint(jwk) } };
+        signProof = ({ htm = 'POST', htu = `${BASE}/mcp`, token }) =>
+          new SignJWT({ htm, htu, jti: randomUUID(), ath: createHash('sha256').update(token).digest('base64url') })
+            .setProtectedHeader({ alg: 'ES256', typ: 'dpop+jwt', jwk })
+            .setIssuedAt()
+            .sign(privateKey);
+      });
+
+      it('a DPoP-bound token with its proof calls a tool', async () => {
+        const response = await post(callMessage('list_students'), { authorization: 'DPoP dpop-token', dpop: await signProof({ token: 'dpop-token' }) });
+        expect(response.status).toBe(200);
+        expect(((await response.json()) as { result: CallToolResult }).result.structuredContent).toEqual({ data: [STUDENT], next_cursor: null });
+      });
+
+      it('a DPoP-bound token sent as Bearer: 401 invalid_token', async () => {
+        const response = await post(callMessage('list_students'), { authorization: 'Bearer dpop-token' });
+        expect(response.status).toBe(401);
+        expect(response.headers.get('www-authenticate')).toMatch(/^Bearer error="invalid_token", error_description="This access token is bound to a DPoP key/);
+      });
+
+      it('a proof for another URL: 401 with DPoP error="invalid_dpop_proof"', async () => {
+        const response = await post(callMessage('list_students'), { authorization: 'DPoP dpop-token', dpop: await signProof({ htu: `${BASE}/api/v1/students`, token: 'dpop-token' }) });
+        expect(response.status).toBe(401);
+        expect(response.headers.get('www-authenticate')).toBe(
+          `Bearer resource_metadata="${METADATA}", DPoP error="invalid_dpop_proof", error_description="The DPoP proof is for another URL", resource_metadata="${METADATA}", algs="${DPOP_SIGNING_ALGORITHMS.join(' ')}"`,
+        );
+        expect(await response.json()).toEqual({ error: 'invalid_dpop_proof', error_description: 'The DPoP proof is for another URL' });
+      });
+
+      it('a DPoP token without the tool’s scope: 403 insufficient_scope in the DPoP scheme (step-up)', async () => {
+        const response = await post(callMessage('create_coupon', { code: 'X' }), { authorization: 'DPoP dpop-token', dpop: await signProof({ token: 'dpop-token' }) });
+        expect(response.status).toBe(403);
+        expect(response.headers.get('www-authenticate')).toBe(
+          `DPoP error="insufficient_scope", error_description="The access token lacks a required scope: coupons:write", scope="coupons:write", resource_metadata="${METADATA}", algs="${DPOP_SIGNING_ALGORITHMS.join(' ')}"`,
+        );
+      });
     });
 
     it('a token for {base} works at /mcp; the service gets the token’s principal', async () => {
@@ -512,7 +563,7 @@ describe('the MCP endpoint (SDK v2 server; 2026-07-28 and the 2025 revisions, st
       const response = await post(callMessage('list_students'), { origin: AGENT_PAGE });
       expect(response.status).toBe(401);
       expect(response.headers.get('access-control-allow-origin')).toBe(AGENT_PAGE);
-      expect(response.headers.get('access-control-expose-headers')?.split(', ')).toEqual(['WWW-Authenticate', 'Retry-After']);
+      expect(response.headers.get('access-control-expose-headers')?.split(', ')).toEqual(['WWW-Authenticate', 'Retry-After', 'DPoP-Nonce']);
       const tools = await post({ jsonrpc: '2.0', id: 1, method: 'tools/list' }, { origin: AGENT_PAGE });
       expect(tools.status).toBe(200);
       expect(tools.headers.get('access-control-allow-origin')).toBe(AGENT_PAGE);
@@ -522,7 +573,7 @@ describe('the MCP endpoint (SDK v2 server; 2026-07-28 and the 2025 revisions, st
       const response = await preflight('https://evil.example', '/api/v1/courses');
       expect(response.status).toBe(204);
       expect(response.headers.get('access-control-allow-origin')).toBe('*');
-      expect(response.headers.get('access-control-allow-headers')).toBe('Authorization, Content-Type');
+      expect(response.headers.get('access-control-allow-headers')).toBe('Authorization, Content-Type, DPoP');
     });
   });
 });

@@ -5,6 +5,7 @@ import { scopeChallenge } from './scope-challenge';
 import { MCP_TOOLS, mcpScopes, missingScopes, renderMcpToolTable, toolNamed } from './tools';
 
 const METADATA = 'https://learn.example.com/.well-known/oauth-protected-resource/mcp';
+const CONTEXT = { resourceMetadataUrl: METADATA, dpopAlgorithms: ['ES256'] };
 const token = (...scopes: string[]): TokenPrincipal => ({
   kind: 'token',
   schoolId: 'demo-school',
@@ -103,21 +104,23 @@ describe('scopes', () => {
 
 describe('scopeChallenge (MCP step-up)', () => {
   it('nothing for public tools, other methods, unknown tools, or a token with the scopes', () => {
-    expect(scopeChallenge(callOf('list_courses'), ANONYMOUS, METADATA)).toBeUndefined();
-    expect(scopeChallenge({ jsonrpc: '2.0', id: 1, method: 'tools/list' }, ANONYMOUS, METADATA)).toBeUndefined();
-    expect(scopeChallenge(callOf('no_such_tool'), ANONYMOUS, METADATA)).toBeUndefined();
-    expect(scopeChallenge(callOf('list_students'), token('students:read'), METADATA)).toBeUndefined();
-    expect(scopeChallenge('not json-rpc', ANONYMOUS, METADATA)).toBeUndefined();
+    expect(scopeChallenge(callOf('list_courses'), ANONYMOUS, CONTEXT)).toBeUndefined();
+    expect(scopeChallenge({ jsonrpc: '2.0', id: 1, method: 'tools/list' }, ANONYMOUS, CONTEXT)).toBeUndefined();
+    expect(scopeChallenge(callOf('no_such_tool'), ANONYMOUS, CONTEXT)).toBeUndefined();
+    expect(scopeChallenge(callOf('list_students'), token('students:read'), CONTEXT)).toBeUndefined();
+    expect(scopeChallenge('not json-rpc', ANONYMOUS, CONTEXT)).toBeUndefined();
   });
 
   it('anonymous: 401 with the scopes and the metadata, no error code (RFC 6750 §3.1)', () => {
-    const error = scopeChallenge(callOf('list_orders'), ANONYMOUS, METADATA);
+    const error = scopeChallenge(callOf('list_orders'), ANONYMOUS, CONTEXT);
     expect(error?.status).toBe(401);
-    expect(error?.headers['www-authenticate']).toBe(`Bearer scope="orders:read", resource_metadata="${METADATA}"`);
+    expect(error?.headers['www-authenticate']).toBe(
+      `Bearer scope="orders:read", resource_metadata="${METADATA}", DPoP scope="orders:read", resource_metadata="${METADATA}", algs="ES256"`,
+    );
   });
 
   it('a token without the scope: 403 insufficient_scope naming every scope the call needs', () => {
-    const error = scopeChallenge(callOf('create_event'), token('students:read'), METADATA);
+    const error = scopeChallenge(callOf('create_event'), token('students:read'), CONTEXT);
     expect(error?.status).toBe(403);
     expect(error?.toBody()).toEqual({ error: 'insufficient_scope', error_description: 'The access token lacks a required scope: events:write' });
     expect(error?.headers['www-authenticate']).toBe(
@@ -125,8 +128,15 @@ describe('scopeChallenge (MCP step-up)', () => {
     );
   });
 
+  it('a DPoP token without the scope: 403 in the DPoP scheme (RFC 9449 §7.1)', () => {
+    const error = scopeChallenge(callOf('create_event'), token('students:read'), CONTEXT, 'DPoP');
+    expect(error?.headers['www-authenticate']).toBe(
+      `DPoP error="insufficient_scope", error_description="The access token lacks a required scope: events:write", scope="events:write", resource_metadata="${METADATA}", algs="ES256"`,
+    );
+  });
+
   it('a batch: the union of the scopes of the calls that lack some', () => {
-    const error = scopeChallenge([callOf('list_students', 1), callOf('create_post', 2), callOf('list_coupons', 3)], token('students:read'), METADATA);
+    const error = scopeChallenge([callOf('list_students', 1), callOf('create_post', 2), callOf('list_coupons', 3)], token('students:read'), CONTEXT);
     expect(error?.headers['www-authenticate']).toContain('scope="posts:write coupons:read"');
   });
 });

@@ -153,7 +153,7 @@ describe('the MCP endpoint, whose answers the SDK writes on the raw response', (
     expect(response.headers['x-request-id']).toBe('rs-mcp');
     // The request comes from the public origin's page: granted by name at /mcp (not *).
     expect(response.headers['access-control-allow-origin']).toBe(authServer.origin);
-    expect(response.headers['access-control-expose-headers']).toBe('WWW-Authenticate, Retry-After');
+    expect(response.headers['access-control-expose-headers']).toBe('WWW-Authenticate, Retry-After, DPoP-Nonce');
     // At debug every line is detailed: the headers of both Fastify and the SDK.
     expect(completed('rs-mcp')).toMatchObject({
       res: { statusCode: 200, headers: { 'x-request-id': 'rs-mcp', 'access-control-allow-origin': authServer.origin, 'content-type': expect.stringMatching(/^(application\/json|text\/event-stream)/) } },
