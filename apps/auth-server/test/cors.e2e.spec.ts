@@ -37,7 +37,7 @@ describe('CORS', () => {
     expect(response.headers.get('access-control-allow-origin')).toBe('*');
     expect(response.headers.get('access-control-allow-credentials')).toBeNull();
     expect(response.headers.get('access-control-allow-methods')).toBe('GET, HEAD, POST, OPTIONS');
-    expect(response.headers.get('access-control-allow-headers')).toBe('Authorization, Content-Type, MCP-Protocol-Version');
+    expect(response.headers.get('access-control-allow-headers')).toBe('Authorization, Content-Type, MCP-Protocol-Version, DPoP');
     expect(response.headers.get('access-control-max-age')).toBe('600');
   });
 
@@ -48,7 +48,7 @@ describe('CORS', () => {
       ...(method === 'POST' ? { body: '' } : {}),
     });
     expect(response.headers.get('access-control-allow-origin')).toBe('*');
-    expect(response.headers.get('access-control-expose-headers')).toBe('WWW-Authenticate, Retry-After');
+    expect(response.headers.get('access-control-expose-headers')).toBe('WWW-Authenticate, Retry-After, DPoP-Nonce');
     expect(response.headers.get('access-control-allow-credentials')).toBeNull();
   });
 
