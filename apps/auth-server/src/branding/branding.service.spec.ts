@@ -90,7 +90,8 @@ afterEach(async () => {
 function service(options: Partial<BrandingOptions> = {}, resourceServerUrl = standIn.url): BrandingService {
   return new BrandingService(
     { issuer: PUBLIC_ORIGIN, branding: { resourceServerUrl, defaultSchoolId: 'demo-school' } },
-    { timeoutMs: 300, ttlMs: 60_000, failureTtlMs: 5_000, clock, ...options },
+    // A deadline far above a busy machine's answer time: only the timeout's own test sets a short one.
+    { timeoutMs: 5_000, ttlMs: 60_000, failureTtlMs: 5_000, clock, ...options },
   );
 }
 
@@ -158,11 +159,10 @@ describe('BrandingService', () => {
     expect(await service().forSchool('demo-school')).toEqual({ name: 'Demo Academy', theme: NEUTRAL_THEME });
   });
 
-  it('falls back to the default after the timeout, not later', async () => {
-    standIn.behaviour.school.delayMs = 2_000;
-    const started = Date.now();
+  it('falls back to the default after the timeout, not when the answer comes', async () => {
+    // An answer after 60 s: waiting for it would outlast the test's own timeout.
+    standIn.behaviour.school.delayMs = 60_000;
     expect(await service({ timeoutMs: 200 }).forSchool('demo-school')).toBe(DEFAULT_BRANDING);
-    expect(Date.now() - started).toBeLessThan(1_500);
     expect(warnings).toHaveBeenCalledWith('branding of school "demo-school" unavailable (timed out); showing the platform default');
   });
 

@@ -19,6 +19,9 @@ import { McpModule } from './mcp.module';
 import { SCHOOL_SERVICES } from './school-services';
 import { MCP_TOOLS } from './tools';
 
+// Each describe builds a Nest application with the MCP module and an introspection stand-in: seconds on a busy CI machine.
+jest.setTimeout(60_000);
+
 const BASE = 'http://127.0.0.1:3000';
 /** A web-based MCP client's page, allowed as MCP_ALLOWED_ORIGINS would. */
 const AGENT_PAGE = 'https://agent.example';
