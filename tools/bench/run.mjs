@@ -20,7 +20,7 @@
 //   BENCH_NODE_ARGS_AUTH_SERVER, …_RESOURCE_SERVER, …_GATEWAY, …_OIDC_PROVIDER, …_FLOOR: extra node flags
 //                       for that process, space-separated (e.g. "--trace-gc --trace-gc-nvp")
 import { spawn } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -329,6 +329,45 @@ const COURSES = '/api/v1/courses?limit=5';
 /** For a token caller: the published courses only, so that its answer is anonymous's (same rows, same JSON). */
 const COURSES_PUBLISHED = `${COURSES}&published=true`;
 
+/** The path of a request target, its query dropped: what a DPoP proof's htu names (RFC 9449 §4.2). */
+function pathOnly(target) {
+  return target.split('?')[0];
+}
+
+/**
+ * A DPoP key and an access token bound to it (RFC 9449 §5): a code exchanged with a proof, once
+ * per run. The proofs name the public origin (the gateway's), as a client's do.
+ */
+async function dpopBoundToken(ctx) {
+  ctx.dpopBound ??= (async () => {
+    const { privateKey, publicKey } = await generateKeyPair('ES256');
+    const key = { privateKey, jwk: await exportJWK(publicKey) };
+    const [code] = await codes(ctx, 1);
+    const tokenPath = '/api/oauth/token';
+    const [proof] = await dpopProofs({ key }, 1, 'POST', `${ctx.platform.urls.gateway}${tokenPath}`);
+    const response = await fetch(`${ctx.platform.urls.auth}${tokenPath}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', dpop: proof },
+      body: new URLSearchParams({ grant_type: 'authorization_code', code, redirect_uri: REDIRECT_URI, client_id: ctx.client.client_id, code_verifier: ctx.pkce.verifier }),
+    });
+    const answer = await response.json();
+    if (answer.token_type !== 'DPoP') throw new Error(`DPoP code exchange: ${response.status} ${JSON.stringify(answer)}`);
+    return { key, accessToken: answer.access_token };
+  })();
+  return ctx.dpopBound;
+}
+
+/** `count` proofs of `bound.key` for one method and URL, each its own jti (and ath when a token is bound). */
+function dpopProofs(bound, count, htm, htu) {
+  const ath = bound.accessToken === undefined ? {} : { ath: createHash('sha256').update(bound.accessToken).digest('base64url') };
+  return mapConcurrent(Array.from({ length: count }), 8, () =>
+    new SignJWT({ htm, htu, jti: randomUUID(), ...ath })
+      .setProtectedHeader({ alg: 'ES256', typ: 'dpop+jwt', jwk: bound.key.jwk })
+      .setIssuedAt()
+      .sign(bound.key.privateKey),
+  );
+}
+
 /** oidc-provider's client_credentials grant (client_secret_post), as both of its cases send it. */
 function opClientCredentials(ctx) {
   return {
@@ -366,6 +405,23 @@ const CASES = [
       request: { method: 'GET', path: COURSES_PUBLISHED, headers: { authorization: `Bearer ${ctx.warmToken}` } },
       expect: { status: [200], bodyIncludes: '"data"' },
     }),
+  },
+  {
+    id: 'rs-dpop',
+    title: `resource server, DPoP-bound token with a fresh proof per request (one signature check), cache warm (same token), ${COURSES_PUBLISHED}`,
+    service: 'resource',
+    pool: true,
+    spec: async (ctx, seconds, _round, warmup) => {
+      const bound = await dpopBoundToken(ctx);
+      // Made just before the run: each proof is single use, and good for 60 s after its iat.
+      const proofs = await dpopProofs(bound, poolSize(ctx, 'rs-dpop', seconds, warmup), 'GET', `${ctx.platform.urls.gateway}${pathOnly(COURSES_PUBLISHED)}`);
+      return {
+        target: ctx.platform.urls.resource,
+        request: { method: 'GET', path: COURSES_PUBLISHED, headers: { authorization: `DPoP ${bound.accessToken}`, dpop: '{item}' } },
+        items: { file: itemsFile(ctx, 'dpop-proofs', proofs), mode: 'once' },
+        expect: { status: [200], bodyIncludes: '"data"' },
+      };
+    },
   },
   {
     id: 'rs-guard-anonymous',
@@ -721,6 +777,10 @@ function analyse(ctx, suites, cases) {
   if (has('rs-anonymous', 'rs-bearer-warm')) {
     const s = perRound((r) => 1e6 * (perRequest(r['rs-bearer-warm'], 'resource') - perRequest(r['rs-anonymous'], 'resource')));
     targets.push({ id: 'bearer-warm-cpu', target: `bearer check, warm cache: resource-server CPU per request, ${COURSES} with the token minus anonymous (the route's own work differs)`, measured: fmtAuto(s, ' µs'), goal: '≤ 5 µs', result: verdict(s, (v) => v <= 5), value: s });
+  }
+  if (has('rs-bearer-warm', 'rs-dpop')) {
+    const s = perRound((r) => perRequest(r['rs-dpop'], 'resource') / perRequest(r['rs-bearer-warm'], 'resource'));
+    targets.push({ id: 'dpop-vs-bearer', target: `DPoP-bound token (one proof checked per request) ÷ bearer token, warm cache: resource-server CPU per request, ${COURSES_PUBLISHED}`, measured: fmtSummary(s, 2, '×'), goal: 'reported', result: s.n === 0 ? 'n/a' : 'reported', value: s });
   }
   if (has('rs-guard-anonymous', 'rs-guard-bearer')) {
     const s = perRound((r) => 1e6 * (perRequest(r['rs-guard-bearer'], 'resource') - perRequest(r['rs-guard-anonymous'], 'resource')));
