@@ -23,6 +23,8 @@ export interface AuthorizationServerMetadata {
   authorization_response_iss_parameter_supported: true;
   /** draft-ietf-oauth-client-id-metadata-document: URL client_ids are resolved from their metadata document. */
   client_id_metadata_document_supported: boolean;
+  /** RFC 9449 §5.1: the JWS algorithms accepted in DPoP proofs (asymmetric only). */
+  dpop_signing_alg_values_supported: string[];
   service_documentation: string;
 }
 

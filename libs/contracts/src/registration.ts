@@ -8,6 +8,8 @@ export interface ClientRegistrationRequest {
   grant_types?: GrantType[];
   response_types?: 'code'[];
   scope?: string;
+  /** RFC 9449 §5.2: every access token of this client is DPoP-bound (a proof is mandatory). Default false. */
+  dpop_bound_access_tokens?: boolean;
 }
 
 /**
@@ -33,4 +35,6 @@ export interface ClientRegistrationResponse {
   response_types: 'code'[];
   /** The default scope of authorization requests without one; absent when none was registered. */
   scope?: string;
+  /** RFC 9449 §5.2: whether a DPoP proof is mandatory at the token endpoint for this client. */
+  dpop_bound_access_tokens?: boolean;
 }

@@ -11,17 +11,14 @@ export const TOKEN_ENDPOINT_AUTH_METHODS = ['none', 'client_secret_basic', 'clie
 /** Introspection answers confidential clients only (introspection.service.ts). */
 export const INTROSPECTION_ENDPOINT_AUTH_METHODS = ['client_secret_post', 'client_secret_basic', 'private_key_jwt'];
 
-/** The metadata with RFC 9449 §5.1's member. */
-type WithDpop<Metadata> = Metadata & { dpop_signing_alg_values_supported: string[] };
-
 /**
  * RFC 8414 metadata: the source of truth for what this server supports. The OpenID
  * Connect discovery document is the same object plus the OIDC-only members.
  */
 @Injectable()
 export class DiscoveryService {
-  private readonly oauthMetadata: WithDpop<AuthorizationServerMetadata>;
-  private readonly openIdMetadata: WithDpop<OpenIdProviderMetadata>;
+  private readonly oauthMetadata: AuthorizationServerMetadata;
+  private readonly openIdMetadata: OpenIdProviderMetadata;
 
   constructor(@Inject(AUTH_CONFIG) config: AuthConfig) {
     const at = (path: string) => `${config.issuer}${path}`;
@@ -66,11 +63,11 @@ export class DiscoveryService {
     };
   }
 
-  authorizationServerMetadata(): WithDpop<AuthorizationServerMetadata> {
+  authorizationServerMetadata(): AuthorizationServerMetadata {
     return this.oauthMetadata;
   }
 
-  openIdConfiguration(): WithDpop<OpenIdProviderMetadata> {
+  openIdConfiguration(): OpenIdProviderMetadata {
     return this.openIdMetadata;
   }
 }

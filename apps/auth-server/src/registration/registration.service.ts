@@ -4,15 +4,12 @@ import { ClientsRepository } from '../clients/clients.repository';
 import { generateClientId, generateOpaqueToken, hashToken } from '../crypto/tokens';
 import { validateClientMetadata } from './client-metadata';
 
-/** The client information response with the RFC 9449 §5.2 member this server registers. */
-export type RegistrationResponse = ClientRegistrationResponse & { dpop_bound_access_tokens: boolean };
-
 /** RFC 7591 dynamic client registration, open to native clients with loopback redirect URIs. */
 @Injectable()
 export class RegistrationService {
   constructor(private readonly clients: ClientsRepository) {}
 
-  async register(body: unknown): Promise<RegistrationResponse> {
+  async register(body: unknown): Promise<ClientRegistrationResponse> {
     const metadata = validateClientMetadata(body);
     const confidential = metadata.tokenEndpointAuthMethod !== 'none';
     const clientId = generateClientId();
