@@ -9,7 +9,7 @@ import type { Prisma } from '../generated/prisma/client';
  * PostgreSQL's clock in the columns' terms: `timestamp(3)` holding UTC (as Prisma writes them),
  * whatever the session's TimeZone. Every replica's relay compares against this one clock.
  */
-const NOW = `(now() AT TIME ZONE 'UTC')`;
+export const NOW = `(now() AT TIME ZONE 'UTC')`;
 
 /** Events appended at once: the calls that arrive while a batch is in the database (batch-while-in-flight.ts). */
 const MAX_APPEND_BATCH = 200;

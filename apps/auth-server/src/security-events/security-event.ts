@@ -28,6 +28,11 @@ export interface SecurityEventInput {
 const MAX_ADDRESS = 64;
 const MAX_REQUEST_ID = 200;
 
+/** A request's address and id as an event carries them: cut to the ingest's limits, null when absent. */
+export function eventRequestFields(address: string | null | undefined, requestId: string | null | undefined): { address: string | null; request_id: string | null } {
+  return { address: address ? address.slice(0, MAX_ADDRESS) : null, request_id: requestId?.slice(0, MAX_REQUEST_ID) ?? null };
+}
+
 /**
  * The event on the wire. The request id is the one of the request being handled (its logs'
  * reqId, the gateway's X-Request-Id), or `requestId` when given; none outside a request (the CLI).
@@ -41,8 +46,7 @@ export function securityEventOf(input: SecurityEventInput, now = new Date(), req
     actor: input.actor,
     subject: input.subject ?? null,
     client_id: input.clientId ?? null,
-    address: input.address ? input.address.slice(0, MAX_ADDRESS) : null,
-    request_id: (input.requestId ?? requestId)?.slice(0, MAX_REQUEST_ID) ?? null,
+    ...eventRequestFields(input.address, input.requestId ?? requestId),
     outcome: input.outcome ?? 'success',
     data: input.data ?? {},
   };

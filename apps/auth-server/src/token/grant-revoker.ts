@@ -1,6 +1,7 @@
-import { Injectable, Optional } from '@nestjs/common';
+import { Injectable, Logger, Optional } from '@nestjs/common';
 import type { TokenRevokedEvent } from '@platform/contracts';
 import { RevocationPublisher } from '../events/revocation-publisher';
+import { securityEventOf, type SecurityEventInput } from '../security-events/security-event';
 import { ActiveAccessTokens } from './active-access-tokens';
 import { TokensRepository } from './tokens.repository';
 
@@ -11,6 +12,8 @@ import { TokensRepository } from './tokens.repository';
  */
 @Injectable()
 export class GrantRevoker {
+  private readonly logger = new Logger('GrantRevoker');
+
   constructor(
     private readonly tokens: TokensRepository,
     private readonly publisher: RevocationPublisher,
@@ -18,8 +21,19 @@ export class GrantRevoker {
     @Optional() private readonly activeTokens?: ActiveAccessTokens,
   ) {}
 
-  async revokeGrant(grantId: string, reason: TokenRevokedEvent['reason']): Promise<void> {
-    const hashes = await this.tokens.revokeGrant(grantId, new Date());
+  /**
+   * `recorded`: the security event of this revocation (auth.refresh_token.reuse_detected), written
+   * in its transaction when it ends the grant. Should that write fail, the grant is revoked all
+   * the same and the event is lost with an error log: recording never fails what it records.
+   */
+  async revokeGrant(grantId: string, reason: TokenRevokedEvent['reason'], recorded?: SecurityEventInput): Promise<void> {
+    const now = new Date();
+    const event = recorded && securityEventOf(recorded, now);
+    const hashes = await this.tokens.revokeGrant(grantId, now, event).catch((error: unknown) => {
+      if (!event) throw error;
+      this.logger.error(`security event ${event.type} ${event.id} not recorded: ${(error as Error).message}`);
+      return this.tokens.revokeGrant(grantId, now);
+    });
     await this.announce(hashes, reason);
   }
 

@@ -5,6 +5,7 @@ import { PG_POOL, query, type Statement, statement, utc } from '../database/pg-p
 import { ActiveAccessTokens } from './active-access-tokens';
 import type { AuthorizationCodeStorage, CodeExchange, CodeOwner, ConsumedCode } from './grants/authorization-code.storage';
 import type { PresentedRefreshToken, RefreshTokenStorage } from './grants/refresh-token.storage';
+import { insertTokenIssuedEvent, type IssuingRequest, tokenIssuedEventArrays } from '../security-events/token-issued-event';
 import type { AccessTokenWithUser, ActiveAccessTokenRow, IssuedGrant, NewTokens, RefreshTokenRow } from './token-rows';
 
 /**
@@ -25,17 +26,19 @@ import type { AccessTokenWithUser, ActiveAccessTokenRow, IssuedGrant, NewTokens,
  * of them. A batch takes its grants' share locks with NOWAIT: it never waits on one grant (being
  * revoked) while holding the others; refused, its requests go one by one, each waiting as needed.
  *
- * A further row of a code exchange or a rotation (a security event, say) belongs in the same
- * statement: a CTE inserting from `consumed` / `rotated`, at the place marked in each.
+ * A further row of a code exchange or a rotation belongs in the same statement: a CTE inserting
+ * from `consumed` / `rotated`, as the auth.token.issued event does (token-issued-event.ts): the
+ * event commits with the tokens it reports, and the hot path pays no commit of its own for it.
  */
 
 /**
  * RFC 6749 §6 with rotation (RFC 9700 §4.14.2), for a batch: one array element per request.
  * $1–$5: the presented token, the client, the requested scopes (null: none asked) and the access
  * token's scope (null: the token's), the address tag kept on the rotated-out token; $6–$14: the
- * new tokens (NewTokens); $15: the thumbprint of the request's DPoP key (null: no proof). A token
- * bound to a DPoP key rotates only with a proof by that key (RFC 9449 §5): with another key or none
- * nothing happens to it.
+ * new tokens (NewTokens); $15: the thumbprint of the request's DPoP key (null: no proof); $16–$19:
+ * the request as its auth.token.issued event names it (tokenIssuedEventArrays). A token bound to a
+ * DPoP key rotates only with a proof by that key (RFC 9449 §5): with another key or none nothing
+ * happens to it.
  */
 const ROTATE_REFRESH_TOKENS = statement(
   'rotate_refresh_tokens',
@@ -44,10 +47,10 @@ WITH request AS (
   SELECT * FROM unnest(
     $1::text[], $2::text[], $3::text[], $4::text[], $5::text[],
     $6::timestamp[], $7::text[], $8::text[], $9::timestamp[], $10::text[], $11::text[], $12::timestamp[], $13::text[], $14::text[],
-    $15::text[]
+    $15::text[], $16::text[], $17::text[], $18::text[], $19::text[]
   ) WITH ORDINALITY AS r(presented_hash, client_id, requested_scopes, access_scope, address_tag,
                          now, refresh_id, refresh_hash, refresh_expires_at, access_id, access_hash, access_expires_at, refresh_jkt, access_jkt,
-                         proof_jkt, n)
+                         proof_jkt, event_id, event_grant_type, event_address, event_request_id, n)
 ),
 presented AS (
   SELECT r.*, t.id AS token_id, t.grant_id
@@ -71,7 +74,10 @@ rotated AS (
   RETURNING p.*, t.scope, coalesce(p.access_scope, t.scope) AS issued_scope,
             g.user_id, g.school_id, g.resource, g.nonce, g.auth_time
 ),
--- One more row of a rotation goes here: a CTE inserting from "rotated".
+issued_event AS (
+  ${insertTokenIssuedEvent('issued_scope')}
+  FROM rotated
+),
 new_refresh AS (
   INSERT INTO refresh_tokens (id, token_hash, grant_id, client_id, scope, resource, dpop_jkt, issued_at, expires_at)
   SELECT refresh_id, refresh_hash, grant_id, client_id, scope, resource, refresh_jkt, now, refresh_expires_at FROM rotated
@@ -91,7 +97,8 @@ FROM rotated`,
  * its grant alive, the redirect_uri identical and the PKCE challenge the code's. $1–$4: the
  * presented code, the client, redirect_uri, the challenge of the code_verifier; $5–$13: the new
  * tokens (NewTokens; refresh_* null for none); $14: the thumbprint of the request's DPoP key (null:
- * no proof). A code bound to a key (dpop_jkt, RFC 9449 §10) is not even consumed without a proof by it.
+ * no proof); $15–$18: the request as its auth.token.issued event names it (tokenIssuedEventArrays).
+ * A code bound to a key (dpop_jkt, RFC 9449 §10) is not even consumed without a proof by it.
  */
 const CONSUME_CODES = statement(
   'consume_codes',
@@ -100,10 +107,10 @@ WITH request AS (
   SELECT * FROM unnest(
     $1::text[], $2::text[], $3::text[], $4::text[],
     $5::timestamp[], $6::text[], $7::text[], $8::timestamp[], $9::text[], $10::text[], $11::timestamp[], $12::text[], $13::text[],
-    $14::text[]
+    $14::text[], $15::text[], $16::text[], $17::text[], $18::text[]
   ) WITH ORDINALITY AS r(code_hash, client_id, redirect_uri, code_challenge,
                          now, refresh_id, refresh_hash, refresh_expires_at, access_id, access_hash, access_expires_at, refresh_jkt, access_jkt,
-                         proof_jkt, n)
+                         proof_jkt, event_id, event_grant_type, event_address, event_request_id, n)
 ),
 presented AS (
   SELECT r.*, c.id AS code_id, c.grant_id
@@ -127,7 +134,10 @@ consumed AS (
             (c.expires_at > p.now AND g.revoked_at IS NULL
              AND c.redirect_uri = p.redirect_uri AND c.code_challenge = p.code_challenge) AS valid
 ),
--- One more row of a code exchange goes here: a CTE inserting from "consumed" (WHERE valid: tokens were issued).
+issued_event AS (
+  ${insertTokenIssuedEvent('scope')}
+  FROM consumed WHERE valid
+),
 new_refresh AS (
   INSERT INTO refresh_tokens (id, token_hash, grant_id, client_id, scope, resource, dpop_jkt, issued_at, expires_at)
   SELECT refresh_id, refresh_hash, grant_id, client_id, scope, resource, refresh_jkt, now, refresh_expires_at
@@ -152,7 +162,8 @@ const CONSUME_CODES_NOWAIT = statement('consume_codes_nowait', CONSUME_CODES.tex
 /**
  * The reuse window: a new pair in a grant still alive, nothing rotated. $1 the grant, $2 the
  * refresh token's scope, $3 the access token's; $4–$10 the new tokens; $11, $12 the DPoP keys
- * the new refresh and access tokens are bound to (null: none).
+ * the new refresh and access tokens are bound to (null: none); $13–$16 the request as its
+ * auth.token.issued event names it (tokenIssuedEventArrays).
  */
 const ISSUE_IN_GRANT = statement(
   'issue_in_grant',
@@ -169,6 +180,15 @@ new_refresh AS (
 new_access AS (
   INSERT INTO access_tokens (id, token_hash, grant_id, refresh_token_id, client_id, user_id, school_id, scope, audience, dpop_jkt, issued_at, expires_at)
   SELECT $8, $9, id, $5, client_id, user_id, school_id, $3, resource, $12, $4::timestamp, $10::timestamp FROM live_grant
+),
+issued AS (
+  SELECT id AS grant_id, client_id, user_id, school_id, resource, $3::text AS scope, $4::timestamp AS now,
+         $13::text AS event_id, $14::text AS event_grant_type, $15::text AS event_address, $16::text AS event_request_id
+  FROM live_grant
+),
+issued_event AS (
+  ${insertTokenIssuedEvent('scope')}
+  FROM issued
 )
 SELECT id AS "grantId", client_id AS "clientId", user_id AS "userId", school_id AS "schoolId",
        resource, nonce, auth_time AS "authTime", $3::text AS "accessScope"
@@ -215,11 +235,13 @@ WHERE a.token_hash = $1 AND a.revoked_at IS NULL AND g.revoked_at IS NULL AND a.
 interface Rotation {
   presented: PresentedRefreshToken;
   tokens: NewTokens;
+  request: IssuingRequest;
 }
 
 interface Exchange {
   exchange: CodeExchange;
   tokens: NewTokens;
+  request: IssuingRequest;
 }
 
 /** Batches no larger than this (the requests in flight at once on one process are far fewer). */
@@ -247,9 +269,9 @@ export class TokenStore implements AuthorizationCodeStorage, RefreshTokenStorage
     private readonly activeTokens: ActiveAccessTokens,
   ) {}
 
-  consumeCode(exchange: CodeExchange, tokens: NewTokens): Promise<ConsumedCode | null> {
+  consumeCode(exchange: CodeExchange, tokens: NewTokens, request: IssuingRequest): Promise<ConsumedCode | null> {
     return this.activeTokens.afterIssue(
-      () => this.codeExchanges({ exchange, tokens }),
+      () => this.codeExchanges({ exchange, tokens, request }),
       (consumed) => (consumed?.issued ? activeToken(tokens, consumed.issued) : null),
     );
   }
@@ -259,14 +281,14 @@ export class TokenStore implements AuthorizationCodeStorage, RefreshTokenStorage
     return rows[0] ?? null;
   }
 
-  rotateRefreshToken(presented: PresentedRefreshToken, tokens: NewTokens): Promise<IssuedGrant | null> {
+  rotateRefreshToken(presented: PresentedRefreshToken, tokens: NewTokens, request: IssuingRequest): Promise<IssuedGrant | null> {
     return this.activeTokens.afterIssue(
-      () => this.rotations({ presented, tokens }),
+      () => this.rotations({ presented, tokens, request }),
       (grant) => grant && activeToken(tokens, grant),
     );
   }
 
-  async issueInGrant(grantId: string, scopes: { refresh: string; access: string }, tokens: NewTokens): Promise<IssuedGrant | null> {
+  async issueInGrant(grantId: string, scopes: { refresh: string; access: string }, tokens: NewTokens, request: IssuingRequest): Promise<IssuedGrant | null> {
     const refresh = withRefresh(tokens);
     return this.activeTokens.afterIssue(
       async () => {
@@ -283,6 +305,7 @@ export class TokenStore implements AuthorizationCodeStorage, RefreshTokenStorage
           utc(tokens.access.expiresAt),
           refresh.dpopJkt,
           tokens.access.dpopJkt,
+          ...tokenIssuedEventArrays([request]).map(([value]) => value),
         ]);
         return rows[0] ?? null;
       },
@@ -331,6 +354,7 @@ export class TokenStore implements AuthorizationCodeStorage, RefreshTokenStorage
       items.map(({ presented }) => presented.addressTag),
       ...newTokenArrays(items.map(({ tokens }) => tokens)),
       items.map(({ presented }) => presented.dpopJkt),
+      ...tokenIssuedEventArrays(items.map(({ request }) => request)),
     ]);
     return byItem(rows, items.length);
   }
@@ -343,6 +367,7 @@ export class TokenStore implements AuthorizationCodeStorage, RefreshTokenStorage
       items.map(({ exchange }) => exchange.codeChallenge),
       ...newTokenArrays(items.map(({ tokens }) => tokens)),
       items.map(({ exchange }) => exchange.dpopJkt),
+      ...tokenIssuedEventArrays(items.map(({ request }) => request)),
     ]);
     return byItem(rows, items.length).map((row) => {
       if (!row) return null;

@@ -1,5 +1,6 @@
 import { Injectable, Optional } from '@nestjs/common';
 import type { TokenResponse } from '@platform/contracts';
+import { currentRequestId } from '@platform/observability';
 import { InvalidDpopProofError, UnsupportedGrantTypeError } from '@platform/oauth-errors';
 import { addressBucket } from '@platform/rate-limits';
 import { ClientAuthenticator } from '../client-auth/client-authenticator';
@@ -59,7 +60,7 @@ export class TokenService {
       if (dpopJkt === null && client.dpopBoundAccessTokens) {
         throw new InvalidDpopProofError('A DPoP proof is required: this client registered dpop_bound_access_tokens');
       }
-      const response = await grant.handle(client, params, { address, dpopJkt });
+      const response = await grant.handle(client, params, { address, dpopJkt, origin: { address: clientIp, requestId: currentRequestId() ?? null } });
       this.metrics?.tokenIssued(grantType);
       return response;
     } catch (error) {

@@ -1,4 +1,6 @@
 import { Injectable } from '@nestjs/common';
+import type { SecurityEvent } from '@platform/contracts';
+import { appendSecurityEventsIn } from '../security-events/security-event-outbox';
 import { PrismaService } from '../database/prisma.service';
 import { utc } from '../database/pg-pool';
 
@@ -19,11 +21,15 @@ export class TokensRepository {
    * storing tokens in this grant (they hold a share lock on it, token-store.ts), and the next
    * statements, with a snapshot taken after that one committed, revoke its tokens too.
    * Statements storing tokens afterwards find the grant revoked and store nothing.
+   *
+   * `event`: the revocation's security event, written in the transaction when this revocation is
+   * the one that ends the grant (of two racing, one event).
    */
-  revokeGrant(grantId: string, now: Date): Promise<string[]> {
+  revokeGrant(grantId: string, now: Date, event?: SecurityEvent): Promise<string[]> {
     const at = utc(now);
     return this.prisma.$transaction(async (tx) => {
-      await tx.$executeRaw`UPDATE grants SET revoked_at = ${at}::timestamp WHERE id = ${grantId} AND revoked_at IS NULL`;
+      const ended = await tx.$executeRaw`UPDATE grants SET revoked_at = ${at}::timestamp WHERE id = ${grantId} AND revoked_at IS NULL`;
+      if (event && ended === 1) await appendSecurityEventsIn(tx, [event]);
       const live = await tx.$queryRaw<{ token_hash: string }[]>`
         WITH revoked AS (
           UPDATE access_tokens SET revoked_at = ${at}::timestamp

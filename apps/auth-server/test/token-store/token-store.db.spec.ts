@@ -15,6 +15,7 @@ import { generateOpaqueToken, hashToken } from '../../src/crypto/tokens';
 import { PG_POOL } from '../../src/database/pg-pool';
 import type { PrismaService } from '../../src/database/prisma.service';
 import { RevocationTrust } from '../../src/events/revocation-trust';
+import type { IssuingRequest } from '../../src/security-events/token-issued-event';
 import { ActiveAccessTokens } from '../../src/token/active-access-tokens';
 import type { CodeExchange } from '../../src/token/grants/authorization-code.storage';
 import { challengeOf } from '../../src/token/grants/pkce';
@@ -45,6 +46,10 @@ function newTokens(withRefresh = true, bound: { access?: string; refresh?: strin
 function presentation(tokenHash: string, clientId = 'client-a', scopes?: string[], dpopJkt: string | null = null): PresentedRefreshToken {
   return { tokenHash, clientId, requested: scopes ? { scopes, scope: scopes.join(' ') } : null, addressTag: 'a1b2', dpopJkt };
 }
+
+/** The requests as their auth.token.issued events name them. */
+const CODE_REQUEST: IssuingRequest = { grantType: 'authorization_code', address: '198.51.100.7', requestId: 'request-code' };
+const REFRESH_REQUEST: IssuingRequest = { grantType: 'refresh_token', address: '198.51.100.7', requestId: 'request-refresh' };
 
 function exchangeOf(codeHash: string, verifier: string, overrides: Partial<CodeExchange> = {}): CodeExchange {
   return { codeHash, clientId: 'client-a', redirectUri: 'http://127.0.0.1/cb', codeChallenge: challengeOf(verifier), dpopJkt: null, ...overrides };
@@ -119,7 +124,7 @@ describe('token storage (one statement per single-use step, real database)', () 
     const grantId = await grant();
     const presented = await refreshToken(grantId);
     const results = await Promise.all(
-      Array.from({ length: PARALLEL }, () => store.rotateRefreshToken(presentation(presented), newTokens())),
+      Array.from({ length: PARALLEL }, () => store.rotateRefreshToken(presentation(presented), newTokens(), REFRESH_REQUEST)),
     );
     const winners = results.filter((row) => row !== null);
     expect(winners).toHaveLength(1);
@@ -133,7 +138,7 @@ describe('token storage (one statement per single-use step, real database)', () 
     const grantId = await grant();
     const presented = await refreshToken(grantId);
     const processes = Array.from({ length: PARALLEL }, anotherProcess);
-    const results = await Promise.all(processes.map((other) => other.rotateRefreshToken(presentation(presented), newTokens())));
+    const results = await Promise.all(processes.map((other) => other.rotateRefreshToken(presentation(presented), newTokens(), REFRESH_REQUEST)));
     expect(results.filter((row) => row !== null)).toHaveLength(1);
     expect(await prisma.refreshToken.count({ where: { grantId } })).toBe(2);
     expect(await prisma.accessToken.count({ where: { grantId } })).toBe(1);
@@ -158,10 +163,10 @@ describe('token storage (one statement per single-use step, real database)', () 
     const presented = await Promise.all(grants.map((grantId) => refreshToken(grantId)));
     const sent = statementsSent();
     const results = await Promise.all([
-      store.rotateRefreshToken(presentation(presented[0] as string, 'client-a', ['courses:read']), newTokens()),
-      store.rotateRefreshToken(presentation(presented[1] as string, 'client-b'), newTokens()),
-      store.rotateRefreshToken(presentation(presented[2] as string), newTokens()),
-      store.rotateRefreshToken(presentation(presented[0] as string), newTokens()),
+      store.rotateRefreshToken(presentation(presented[0] as string, 'client-a', ['courses:read']), newTokens(), REFRESH_REQUEST),
+      store.rotateRefreshToken(presentation(presented[1] as string, 'client-b'), newTokens(), REFRESH_REQUEST),
+      store.rotateRefreshToken(presentation(presented[2] as string), newTokens(), REFRESH_REQUEST),
+      store.rotateRefreshToken(presentation(presented[0] as string), newTokens(), REFRESH_REQUEST),
     ]);
     expect(sent).toEqual(['batch']);
     const [narrowed, othersToken, third, sameTokenAgain] = results;
@@ -194,8 +199,8 @@ describe('token storage (one statement per single-use step, real database)', () 
       await revocation.query('BEGIN');
       await revocation.query('UPDATE grants SET revoked_at = now() WHERE id = $1', [held]);
       const sent = statementsSent();
-      const onHeld = store.rotateRefreshToken(presentation(heldToken), newTokens());
-      const onFree = store.rotateRefreshToken(presentation(freeToken), newTokens());
+      const onHeld = store.rotateRefreshToken(presentation(heldToken), newTokens(), REFRESH_REQUEST);
+      const onFree = store.rotateRefreshToken(presentation(freeToken), newTokens(), REFRESH_REQUEST);
       expect(await onFree).toMatchObject({ grantId: free });
       expect(sent).toEqual(['batch', 'alone', 'alone']);
       await revocation.query('COMMIT');
@@ -213,8 +218,8 @@ describe('token storage (one statement per single-use step, real database)', () 
     const [good, bad] = [await code(grantId, verifier), await code(grantId, verifier)];
     const sent = statementsSent();
     const results = await Promise.allSettled([
-      store.consumeCode(exchangeOf(good, verifier), newTokens()),
-      store.consumeCode(exchangeOf(bad, verifier, { redirectUri: 'http://127.0.0.1/cb\u0000' }), newTokens()),
+      store.consumeCode(exchangeOf(good, verifier), newTokens(), CODE_REQUEST),
+      store.consumeCode(exchangeOf(bad, verifier, { redirectUri: 'http://127.0.0.1/cb\u0000' }), newTokens(), CODE_REQUEST),
     ]);
     expect(results[0]).toMatchObject({ status: 'fulfilled', value: { issued: { grantId } } });
     expect(results[1]).toMatchObject({ status: 'rejected', reason: expect.any(DatabaseError) });
@@ -226,22 +231,22 @@ describe('token storage (one statement per single-use step, real database)', () 
   it('rotates nothing for another client, a scope beyond the token, an expired or a rotated token', async () => {
     const grantId = await grant();
     const presented = await refreshToken(grantId);
-    expect(await store.rotateRefreshToken(presentation(presented, 'client-b'), newTokens())).toBeNull();
-    expect(await store.rotateRefreshToken(presentation(presented, 'client-a', ['openid', 'email']), newTokens())).toBeNull();
+    expect(await store.rotateRefreshToken(presentation(presented, 'client-b'), newTokens(), REFRESH_REQUEST)).toBeNull();
+    expect(await store.rotateRefreshToken(presentation(presented, 'client-a', ['openid', 'email']), newTokens(), REFRESH_REQUEST)).toBeNull();
     expect((await prisma.refreshToken.findUnique({ where: { tokenHash: presented } }))?.rotatedAt).toBeNull();
 
-    const narrowed = await store.rotateRefreshToken(presentation(presented, 'client-a', ['courses:read']), newTokens());
+    const narrowed = await store.rotateRefreshToken(presentation(presented, 'client-a', ['courses:read']), newTokens(), REFRESH_REQUEST);
     expect(narrowed?.accessScope).toBe('courses:read');
     expect(await prisma.refreshToken.findUnique({ where: { tokenHash: presented } })).toMatchObject({ rotatedAt: expect.any(Date), rotationAddressTag: 'a1b2' });
-    expect(await store.rotateRefreshToken(presentation(presented), newTokens())).toBeNull();
+    expect(await store.rotateRefreshToken(presentation(presented), newTokens(), REFRESH_REQUEST)).toBeNull();
 
     const expired = await refreshToken(grantId);
     await prisma.refreshToken.update({ where: { tokenHash: expired }, data: { expiresAt: new Date(Date.now() - 1000) } });
-    expect(await store.rotateRefreshToken(presentation(expired), newTokens())).toBeNull();
+    expect(await store.rotateRefreshToken(presentation(expired), newTokens(), REFRESH_REQUEST)).toBeNull();
 
     const revoked = await refreshToken(grantId);
     await prisma.refreshToken.update({ where: { tokenHash: revoked }, data: { revokedAt: new Date() } });
-    expect(await store.rotateRefreshToken(presentation(revoked), newTokens())).toBeNull();
+    expect(await store.rotateRefreshToken(presentation(revoked), newTokens(), REFRESH_REQUEST)).toBeNull();
     expect(await prisma.accessToken.count({ where: { grantId } })).toBe(1);
   });
 
@@ -251,7 +256,7 @@ describe('token storage (one statement per single-use step, real database)', () 
     const codeHash = await code(grantId, verifier);
     const results = await Promise.all(
       Array.from({ length: PARALLEL }, () =>
-        store.consumeCode(exchangeOf(codeHash, verifier), newTokens()),
+        store.consumeCode(exchangeOf(codeHash, verifier), newTokens(), CODE_REQUEST),
       ),
     );
     expect(results.filter((row) => row !== null)).toHaveLength(1);
@@ -264,16 +269,16 @@ describe('token storage (one statement per single-use step, real database)', () 
     const grantId = await grant();
     const verifier = 'w'.repeat(43);
     const wrongVerifier = await code(grantId, verifier);
-    const refused = await store.consumeCode(exchangeOf(wrongVerifier, 'x'.repeat(43)), newTokens());
+    const refused = await store.consumeCode(exchangeOf(wrongVerifier, 'x'.repeat(43)), newTokens(), CODE_REQUEST);
     expect(refused).toMatchObject({ issued: null, redirectUri: 'http://127.0.0.1/cb', codeChallenge: challengeOf(verifier) });
     // Used up: the right verifier comes too late.
-    expect(await store.consumeCode(exchangeOf(wrongVerifier, verifier), newTokens())).toBeNull();
+    expect(await store.consumeCode(exchangeOf(wrongVerifier, verifier), newTokens(), CODE_REQUEST)).toBeNull();
 
     const wrongRedirect = await code(grantId, verifier);
-    expect((await store.consumeCode(exchangeOf(wrongRedirect, verifier, { redirectUri: 'http://127.0.0.1/other' }), newTokens()))?.issued).toBeNull();
+    expect((await store.consumeCode(exchangeOf(wrongRedirect, verifier, { redirectUri: 'http://127.0.0.1/other' }), newTokens(), CODE_REQUEST))?.issued).toBeNull();
     // Another client's code is not consumed.
     const others = await code(grantId, verifier);
-    expect(await store.consumeCode(exchangeOf(others, verifier, { clientId: 'client-b' }), newTokens())).toBeNull();
+    expect(await store.consumeCode(exchangeOf(others, verifier, { clientId: 'client-b' }), newTokens(), CODE_REQUEST)).toBeNull();
     expect(await store.findCodeOwner(others)).toEqual({ clientId: 'client-a', grantId, consumed: false, dpopJkt: null });
     expect((await prisma.authorizationCode.findUnique({ where: { codeHash: others } }))?.consumedAt).toBeNull();
     expect(await prisma.accessToken.count({ where: { grantId } })).toBe(0);
@@ -283,7 +288,7 @@ describe('token storage (one statement per single-use step, real database)', () 
     const grantId = await grant();
     const tokens = newTokens(false);
     const codeHash = await code(grantId, 'z'.repeat(43));
-    const consumed = await store.consumeCode(exchangeOf(codeHash, 'z'.repeat(43)), tokens);
+    const consumed = await store.consumeCode(exchangeOf(codeHash, 'z'.repeat(43)), tokens, CODE_REQUEST);
     expect(consumed?.issued).not.toBeNull();
     // Read back by another process: from the database, not from what this one holds.
     const found = await anotherProcess().findActiveAccessToken(tokens.access.tokenHash, new Date());
@@ -310,7 +315,7 @@ describe('token storage (one statement per single-use step, real database)', () 
         repository.revokeGrant(grantId, new Date()),
         ...presented.map(async (hash) => {
           const tokens = newTokens();
-          return (await store.rotateRefreshToken(presentation(hash), tokens)) ? tokens.access.tokenHash : null;
+          return (await store.rotateRefreshToken(presentation(hash), tokens, REFRESH_REQUEST)) ? tokens.access.tokenHash : null;
         }),
       ]);
       // Every access token that was issued is revoked, and named in the event.
@@ -320,7 +325,7 @@ describe('token storage (one statement per single-use step, real database)', () 
       expect(await prisma.accessToken.count({ where: { grantId, revokedAt: null } })).toBe(0);
       expect(await prisma.refreshToken.count({ where: { grantId, revokedAt: null } })).toBe(0);
       // Issuing after the revocation: nothing.
-      expect(await store.issueInGrant(grantId, { refresh: 'openid', access: 'openid' }, newTokens())).toBeNull();
+      expect(await store.issueInGrant(grantId, { refresh: 'openid', access: 'openid' }, newTokens(), REFRESH_REQUEST)).toBeNull();
     }
   });
 
@@ -332,13 +337,13 @@ describe('token storage (one statement per single-use step, real database)', () 
     it('a bound refresh token with another key or none rotates nothing and stores nothing; with its key it rotates, the successors bound', async () => {
       const grantId = await grant();
       const presented = await refreshToken(grantId, KEY);
-      expect(await store.rotateRefreshToken(presentation(presented, 'client-a', undefined, OTHER_KEY), newTokens(true, { access: OTHER_KEY, refresh: OTHER_KEY }))).toBeNull();
-      expect(await store.rotateRefreshToken(presentation(presented), newTokens())).toBeNull();
+      expect(await store.rotateRefreshToken(presentation(presented, 'client-a', undefined, OTHER_KEY), newTokens(true, { access: OTHER_KEY, refresh: OTHER_KEY }), REFRESH_REQUEST)).toBeNull();
+      expect(await store.rotateRefreshToken(presentation(presented), newTokens(), REFRESH_REQUEST)).toBeNull();
       expect(await prisma.refreshToken.findUnique({ where: { tokenHash: presented } })).toMatchObject({ rotatedAt: null, dpopJkt: KEY });
       expect(await prisma.accessToken.count({ where: { grantId } })).toBe(0);
 
       const successors = newTokens(true, bound);
-      expect(await store.rotateRefreshToken(presentation(presented, 'client-a', undefined, KEY), successors)).not.toBeNull();
+      expect(await store.rotateRefreshToken(presentation(presented, 'client-a', undefined, KEY), successors, REFRESH_REQUEST)).not.toBeNull();
       expect(await prisma.refreshToken.findUnique({ where: { tokenHash: successors.refresh?.tokenHash } })).toMatchObject({ dpopJkt: KEY, rotatedAt: null });
       expect(await anotherProcess().findActiveAccessToken(successors.access.tokenHash, new Date())).toMatchObject({ dpopJkt: KEY });
       expect(await store.findRefreshToken(presented)).toMatchObject({ dpopJkt: KEY, rotatedAt: expect.any(Date) });
@@ -348,7 +353,7 @@ describe('token storage (one statement per single-use step, real database)', () 
       const grantId = await grant();
       const presented = await refreshToken(grantId, KEY);
       const keys = Array.from({ length: PARALLEL }, (_, i) => (i % 2 === 0 ? KEY : OTHER_KEY));
-      const results = await Promise.all(keys.map((key) => store.rotateRefreshToken(presentation(presented, 'client-a', undefined, key), newTokens(true, { access: key, refresh: key }))));
+      const results = await Promise.all(keys.map((key) => store.rotateRefreshToken(presentation(presented, 'client-a', undefined, key), newTokens(true, { access: key, refresh: key }), REFRESH_REQUEST)));
       expect(results.map((row, i) => (row === null ? null : keys[i]))).toEqual(expect.arrayContaining([KEY]));
       expect(results.filter((row) => row !== null)).toHaveLength(1);
       expect(await prisma.refreshToken.count({ where: { grantId, dpopJkt: OTHER_KEY } })).toBe(0);
@@ -358,7 +363,7 @@ describe('token storage (one statement per single-use step, real database)', () 
       const grantId = await grant();
       const presented = await refreshToken(grantId);
       const successors = newTokens(true, bound);
-      expect(await store.rotateRefreshToken(presentation(presented, 'client-a', undefined, KEY), successors)).not.toBeNull();
+      expect(await store.rotateRefreshToken(presentation(presented, 'client-a', undefined, KEY), successors, REFRESH_REQUEST)).not.toBeNull();
       expect(await prisma.refreshToken.findUnique({ where: { tokenHash: successors.refresh?.tokenHash } })).toMatchObject({ dpopJkt: KEY });
     });
 
@@ -366,13 +371,13 @@ describe('token storage (one statement per single-use step, real database)', () 
       const grantId = await grant();
       const verifier = 'd'.repeat(43);
       const codeHash = await code(grantId, verifier, KEY);
-      expect(await store.consumeCode(exchangeOf(codeHash, verifier, { dpopJkt: OTHER_KEY }), newTokens(true, { access: OTHER_KEY, refresh: OTHER_KEY }))).toBeNull();
-      expect(await store.consumeCode(exchangeOf(codeHash, verifier), newTokens())).toBeNull();
+      expect(await store.consumeCode(exchangeOf(codeHash, verifier, { dpopJkt: OTHER_KEY }), newTokens(true, { access: OTHER_KEY, refresh: OTHER_KEY }), CODE_REQUEST)).toBeNull();
+      expect(await store.consumeCode(exchangeOf(codeHash, verifier), newTokens(), CODE_REQUEST)).toBeNull();
       expect(await store.findCodeOwner(codeHash)).toEqual({ clientId: 'client-a', grantId, consumed: false, dpopJkt: KEY });
       expect(await prisma.accessToken.count({ where: { grantId } })).toBe(0);
 
       const tokens = newTokens(true, bound);
-      const consumed = await store.consumeCode(exchangeOf(codeHash, verifier, { dpopJkt: KEY }), tokens);
+      const consumed = await store.consumeCode(exchangeOf(codeHash, verifier, { dpopJkt: KEY }), tokens, CODE_REQUEST);
       expect(consumed?.issued).toMatchObject({ grantId });
       expect(await prisma.accessToken.findUnique({ where: { tokenHash: tokens.access.tokenHash } })).toMatchObject({ dpopJkt: KEY });
       expect(await prisma.refreshToken.findUnique({ where: { tokenHash: tokens.refresh?.tokenHash } })).toMatchObject({ dpopJkt: KEY });
@@ -382,7 +387,7 @@ describe('token storage (one statement per single-use step, real database)', () 
     it('the reuse window issues a sibling pair bound as asked', async () => {
       const grantId = await grant();
       const tokens = newTokens(true, bound);
-      expect(await store.issueInGrant(grantId, { refresh: 'openid', access: 'openid' }, tokens)).not.toBeNull();
+      expect(await store.issueInGrant(grantId, { refresh: 'openid', access: 'openid' }, tokens, REFRESH_REQUEST)).not.toBeNull();
       expect(await prisma.accessToken.findUnique({ where: { tokenHash: tokens.access.tokenHash } })).toMatchObject({ dpopJkt: KEY });
       expect(await prisma.refreshToken.findUnique({ where: { tokenHash: tokens.refresh?.tokenHash } })).toMatchObject({ dpopJkt: KEY });
     });

@@ -23,6 +23,8 @@ import { UnmatchedGrantError } from './unmatched-grant.error';
  * real class (pure) over a double of the key service (test/support/unit-fixtures.ts).
  */
 
+/** The request as its security events name it (the client address, the request id). */
+const ORIGIN = { address: '198.51.100.7', requestId: 'request-1' };
 const config = { ...grantConfig(), limits: loadLimitsConfig({}) };
 
 const CODE = 'code-abcdefghijklmnopqrstuvwxyz';
@@ -289,7 +291,7 @@ describe('AuthorizationCodeGrant (RFC 6749 §4.1.3, RFC 7636, RFC 8707)', () => 
     const { grant, calls } = setup(given);
     const registered = client(given.client);
 
-    const outcome = grant.handle(registered, FormParams.from(request), { address: '198.51.100.7', dpopJkt: given.dpopJkt ?? null });
+    const outcome = grant.handle(registered, FormParams.from(request), { address: '198.51.100.7', dpopJkt: given.dpopJkt ?? null, origin: ORIGIN });
 
     if ('error' in expected) {
       await expectOAuthError(outcome, expected);
@@ -306,7 +308,7 @@ describe('AuthorizationCodeGrant (RFC 6749 §4.1.3, RFC 7636, RFC 8707)', () => 
 
   it('presents the code’s hash, the client, the redirect_uri and the verifier’s S256 challenge, and stores only the hashes of the tokens it answers', async () => {
     const { grant, exchanges } = setup(ISSUES());
-    const response = await grant.handle(client(), FormParams.from(exchange()), { address: '198.51.100.7', dpopJkt: null });
+    const response = await grant.handle(client(), FormParams.from(exchange()), { address: '198.51.100.7', dpopJkt: null, origin: ORIGIN });
     expect(exchanges.map(({ exchange }) => exchange)).toEqual([
       { codeHash: hashToken(CODE), clientId: 'client-a', redirectUri: REDIRECT, codeChallenge: challengeOf(VERIFIER), dpopJkt: null },
     ]);
@@ -322,14 +324,14 @@ describe('AuthorizationCodeGrant with a DPoP proof (RFC 9449 §5)', () => {
     ['a confidential client: the access token only', 'client_secret_basic' as const, [JKT, null]],
   ])('%s; token_type DPoP; the key goes to the single-use step', async (_name, tokenEndpointAuthMethod, bound) => {
     const { grant, exchanges } = setup(ISSUES());
-    const response = await grant.handle(client({ tokenEndpointAuthMethod }), FormParams.from(exchange()), { address: '198.51.100.7', dpopJkt: JKT });
+    const response = await grant.handle(client({ tokenEndpointAuthMethod }), FormParams.from(exchange()), { address: '198.51.100.7', dpopJkt: JKT, origin: ORIGIN });
     expect(response.token_type).toBe('DPoP');
     expect(exchanges.map(({ exchange, tokens }) => [exchange.dpopJkt, tokens.access.dpopJkt, tokens.refresh?.dpopJkt])).toEqual([[JKT, ...bound]]);
   });
 
   it('without a proof: Bearer, nothing bound', async () => {
     const { grant, exchanges } = setup(ISSUES());
-    const response = await grant.handle(client(), FormParams.from(exchange()), { address: '198.51.100.7', dpopJkt: null });
+    const response = await grant.handle(client(), FormParams.from(exchange()), { address: '198.51.100.7', dpopJkt: null, origin: ORIGIN });
     expect(response.token_type).toBe('Bearer');
     expect(exchanges.map(({ tokens }) => [tokens.access.dpopJkt, tokens.refresh?.dpopJkt])).toEqual([[null, null]]);
   });

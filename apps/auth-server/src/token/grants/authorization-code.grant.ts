@@ -63,6 +63,7 @@ export class AuthorizationCodeGrant implements GrantHandler {
     const consumed = await this.storage.consumeCode(
       { codeHash, clientId: client.id, redirectUri, codeChallenge: challengeOf(verifier), dpopJkt: context.dpopJkt },
       minted.stored,
+      { grantType: this.grantType, ...context.origin },
     );
     if (consumed?.issued) {
       this.limits.issued(family ?? undefined, consumed.issued.userId);

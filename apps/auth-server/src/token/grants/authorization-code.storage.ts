@@ -1,3 +1,4 @@
+import type { IssuingRequest } from '../../security-events/token-issued-event';
 import type { IssuedGrant, NewTokens } from '../token-rows';
 
 /** What the code exchange presents: the code and what it must match. */
@@ -35,10 +36,11 @@ export interface AuthorizationCodeStorage {
   /**
    * The single-use step (RFC 6749 §4.1.2): consumes the client's code, of parallel calls exactly
    * one, and stores `tokens` in its grant when the code is unexpired, the grant alive, and the
-   * redirect_uri and PKCE challenge match, all at once. Null when nothing was consumed (unknown,
-   * another client's, used already, or bound to a DPoP key the request did not prove).
+   * redirect_uri and PKCE challenge match, all at once, with the auth.token.issued event of
+   * `request`. Null when nothing was consumed (unknown, another client's, used already, or bound
+   * to a DPoP key the request did not prove).
    */
-  consumeCode(exchange: CodeExchange, tokens: NewTokens): Promise<ConsumedCode | null>;
+  consumeCode(exchange: CodeExchange, tokens: NewTokens, request: IssuingRequest): Promise<ConsumedCode | null>;
   /** The client and grant of a code, consumed or not: a replay is told from an unknown code. */
   findCodeOwner(codeHash: string): Promise<CodeOwner | null>;
 }

@@ -1,6 +1,7 @@
 import type { TokenResponse } from '@platform/contracts';
 import type { RegisteredClient } from '../../clients/clients.repository';
 import type { FormParams } from '../../http/form-params';
+import type { TokenRequestOrigin } from '../../security-events/token-issued-event';
 
 /** What a grant knows of the request besides its parameters. */
 export interface GrantContext {
@@ -8,6 +9,8 @@ export interface GrantContext {
   address: string;
   /** The thumbprint of the request's DPoP key (RFC 9449 §5, checked by TokenEndpointDpop); null without a proof. */
   dpopJkt: string | null;
+  /** The request as its security events name it: the client address (request.ip) and the request id. */
+  origin: TokenRequestOrigin;
 }
 
 /** One grant type of the token endpoint (RFC 6749 §4.1.3, §6). */

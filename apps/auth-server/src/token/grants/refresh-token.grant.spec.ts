@@ -39,6 +39,8 @@ const FAMILY_TOKEN = `${FAMILY}${'f'.repeat(43)}`;
 /** The caller's address bucket, and another one. */
 const ADDRESS = '198.51.100.7';
 const ELSEWHERE = '203.0.113.9';
+/** The request as its security events name it (the client address, the request id). */
+const ORIGIN = { address: '198.51.100.7', requestId: 'request-1' };
 /** What the rotation keeps of ADDRESS for TOKEN. */
 const ROTATED_HERE = rotationAddressTag(hashToken(TOKEN), ADDRESS);
 const secondsAgo = (seconds: number) => new Date(Date.now() - seconds * 1000);
@@ -377,7 +379,7 @@ describe('RefreshTokenGrant (RFC 6749 §6, RFC 9700 §4.14.2 rotation with a reu
   it.each(cases)('$name', async ({ given, request, expected }) => {
     const { grant, calls } = setup(given, given.env ? configWith(given.env) : config);
 
-    const outcome = grant.handle(client(given.client), FormParams.from(request), { address: given.address ?? ADDRESS, dpopJkt: given.dpopJkt ?? null });
+    const outcome = grant.handle(client(given.client), FormParams.from(request), { address: given.address ?? ADDRESS, dpopJkt: given.dpopJkt ?? null, origin: ORIGIN });
 
     if ('error' in expected) {
       await expectOAuthError(outcome, expected);
@@ -394,21 +396,22 @@ describe('RefreshTokenGrant (RFC 6749 §6, RFC 9700 §4.14.2 rotation with a reu
 describe('RefreshTokenGrant: what the rotation presents, and the token’s family', () => {
   it('presents the token’s hash, the client and the tag of the caller’s address, and stores only the hashes of the tokens it answers', async () => {
     const { grant, presented } = setup(ROTATES);
-    await grant.handle(client(), FormParams.from({ refresh_token: TOKEN, scope: 'courses:read' }), { address: ADDRESS, dpopJkt: null });
+    await grant.handle(client(), FormParams.from({ refresh_token: TOKEN, scope: 'courses:read' }), { address: ADDRESS, dpopJkt: null, origin: ORIGIN });
     expect(presented).toEqual([
       { tokenHash: hashToken(TOKEN), clientId: 'client-a', requested: { scopes: ['courses:read'], scope: 'courses:read' }, addressTag: ROTATED_HERE, dpopJkt: null },
     ]);
   });
 
   it('a token of a family has successors (and siblings) of the same family; a token without one starts one', async () => {
-    const successor = await setup(ROTATES).grant.handle(client(), FormParams.from({ refresh_token: FAMILY_TOKEN }), { address: ADDRESS, dpopJkt: null });
+    const successor = await setup(ROTATES).grant.handle(client(), FormParams.from({ refresh_token: FAMILY_TOKEN }), { address: ADDRESS, dpopJkt: null, origin: ORIGIN });
     expect(successor.refresh_token).toMatch(new RegExp(`^${FAMILY}[A-Za-z0-9_-]{43}$`));
     const inWindow = STATE(storedToken({ tokenHash: hashToken(FAMILY_TOKEN), rotatedAt: secondsAgo(2) }));
-    const familySibling = await setup(inWindow).grant.handle(client(), FormParams.from({ refresh_token: FAMILY_TOKEN }), { address: ADDRESS, dpopJkt: null });
+    const familySibling = await setup(inWindow).grant.handle(client(), FormParams.from({ refresh_token: FAMILY_TOKEN }), { address: ADDRESS, dpopJkt: null, origin: ORIGIN });
     expect(familySibling.refresh_token).toMatch(new RegExp(`^${FAMILY}[A-Za-z0-9_-]{43}$`));
     const sibling = await setup(STATE(storedToken({ rotatedAt: secondsAgo(2) }))).grant.handle(client(), FormParams.from({ refresh_token: TOKEN }), {
       address: ADDRESS,
       dpopJkt: null,
+      origin: ORIGIN,
     });
     expect(sibling.refresh_token).toMatch(/^[A-Za-z0-9_-]{55}$/);
     expect(sibling.refresh_token?.startsWith(FAMILY)).toBe(false);
@@ -420,10 +423,10 @@ describe('RefreshTokenGrant: the per-grant limit (RATE_LIMIT_TOKEN_PER_GRANT)', 
     const { grant, calls } = setup(ROTATES, configWith({ RATE_LIMIT_TOKEN_PER_GRANT: '2' }));
     let current = FAMILY_TOKEN;
     for (let i = 0; i < 2; i++) {
-      current = (await grant.handle(client(), FormParams.from({ refresh_token: current }), { address: ADDRESS, dpopJkt: null })).refresh_token as string;
+      current = (await grant.handle(client(), FormParams.from({ refresh_token: current }), { address: ADDRESS, dpopJkt: null, origin: ORIGIN })).refresh_token as string;
     }
     calls.length = 0;
-    const refused = await grant.handle(client(), FormParams.from({ refresh_token: current }), { address: ADDRESS, dpopJkt: null }).catch((error: unknown) => error);
+    const refused = await grant.handle(client(), FormParams.from({ refresh_token: current }), { address: ADDRESS, dpopJkt: null, origin: ORIGIN }).catch((error: unknown) => error);
     expect(refused).toBeInstanceOf(TooManyRequestsError);
     expect(refused).toMatchObject({ description: expect.stringMatching(/^Too many requests to the token endpoint for this grant; retry after \d+ seconds$/) });
     // The storage was not asked: the token the client holds is still the current one.
@@ -433,16 +436,16 @@ describe('RefreshTokenGrant: the per-grant limit (RATE_LIMIT_TOKEN_PER_GRANT)', 
   it('another grant (another family) is not affected', async () => {
     const { grant } = setup(ROTATES, configWith({ RATE_LIMIT_TOKEN_PER_GRANT: '1' }));
     const other = `OtherFamily0${'o'.repeat(43)}`;
-    const next = await grant.handle(client(), FormParams.from({ refresh_token: FAMILY_TOKEN }), { address: ADDRESS, dpopJkt: null });
-    await expect(grant.handle(client(), FormParams.from({ refresh_token: next.refresh_token as string }), { address: ADDRESS, dpopJkt: null })).rejects.toBeInstanceOf(TooManyRequestsError);
-    await expect(grant.handle(client(), FormParams.from({ refresh_token: other }), { address: ADDRESS, dpopJkt: null })).resolves.toMatchObject({ token_type: 'Bearer' });
+    const next = await grant.handle(client(), FormParams.from({ refresh_token: FAMILY_TOKEN }), { address: ADDRESS, dpopJkt: null, origin: ORIGIN });
+    await expect(grant.handle(client(), FormParams.from({ refresh_token: next.refresh_token as string }), { address: ADDRESS, dpopJkt: null, origin: ORIGIN })).rejects.toBeInstanceOf(TooManyRequestsError);
+    await expect(grant.handle(client(), FormParams.from({ refresh_token: other }), { address: ADDRESS, dpopJkt: null, origin: ORIGIN })).resolves.toMatchObject({ token_type: 'Bearer' });
   });
 });
 
 describe('RefreshTokenGrant with a DPoP proof (RFC 9449 §5)', () => {
   const refresh = (tokenEndpointAuthMethod: RegisteredClient['tokenEndpointAuthMethod']) => {
     const { grant, presented, stored } = setup(ROTATES);
-    const response = grant.handle(client({ tokenEndpointAuthMethod }), FormParams.from({ refresh_token: TOKEN }), { address: ADDRESS, dpopJkt: JKT });
+    const response = grant.handle(client({ tokenEndpointAuthMethod }), FormParams.from({ refresh_token: TOKEN }), { address: ADDRESS, dpopJkt: JKT, origin: ORIGIN });
     return { response, presented, stored };
   };
 
@@ -460,7 +463,7 @@ describe('RefreshTokenGrant with a DPoP proof (RFC 9449 §5)', () => {
 
   it('a bound token in the reuse window with its own key: a sibling pair of the grant, bound like the successor', async () => {
     const { grant, calls, stored: tokens } = setup(STATE(storedToken({ dpopJkt: JKT, rotatedAt: secondsAgo(5) })));
-    const response = await grant.handle(client(), FormParams.from({ refresh_token: TOKEN }), { address: ADDRESS, dpopJkt: JKT });
+    const response = await grant.handle(client(), FormParams.from({ refresh_token: TOKEN }), { address: ADDRESS, dpopJkt: JKT, origin: ORIGIN });
     expect(response.token_type).toBe('DPoP');
     expect(calls).toEqual([ROTATE, 'findRefreshToken', `issueInGrant grant-1 refresh:${FULL} access:${FULL}`]);
     expect(tokens.map((stored) => [stored.access.dpopJkt, stored.refresh?.dpopJkt])).toEqual([[JKT, JKT], [JKT, JKT]]); // the rotation it tried, then the sibling

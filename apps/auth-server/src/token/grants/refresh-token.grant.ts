@@ -16,6 +16,8 @@ import { TokenEndpointLimits } from '../token-endpoint-limits';
 import { TokenEndpointMetrics } from '../token-endpoint-metrics';
 import { type IssuedTokens, TokenIssuer } from '../token-issuer';
 import type { RefreshTokenRow } from '../token-rows';
+import { refreshTokenReuseDetected } from '../../security-events/recorded-events';
+import type { IssuingRequest, TokenRequestOrigin } from '../../security-events/token-issued-event';
 import type { GrantContext, GrantHandler } from './grant-handler';
 import { REFRESH_TOKEN_STORAGE, type RefreshTokenStorage } from './refresh-token.storage';
 import { decideRefresh, type ReusePolicy } from './refresh-reuse';
@@ -39,6 +41,8 @@ interface RefreshRequest {
   dpopJkt: string | null;
   /** What the new tokens are bound to (token-binding.ts). */
   binding: TokenBinding;
+  /** The request as its security events name it. */
+  origin: TokenRequestOrigin;
 }
 
 /**
@@ -79,6 +83,7 @@ export class RefreshTokenGrant implements GrantHandler {
       address: context.address,
       dpopJkt: context.dpopJkt,
       binding: tokenBinding(client, context.dpopJkt),
+      origin: context.origin,
     };
     if (!client.grantTypes.includes(this.grantType)) {
       throw new UnauthorizedClientError('This client is not registered for the refresh_token grant');
@@ -118,6 +123,7 @@ export class RefreshTokenGrant implements GrantHandler {
         dpopJkt: request.dpopJkt,
       },
       minted.stored,
+      issuingRequest(request),
     );
     return grant && { minted, grant };
   }
@@ -154,7 +160,12 @@ export class RefreshTokenGrant implements GrantHandler {
       // §6: the new refresh token keeps "identical" scope to the one it replaces. In the reuse
       // window, a sibling pair of the same grant: the successor issued first stays valid.
       const minted = this.issuer.mint(request.family, request.binding);
-      const grant = await this.storage.issueInGrant(stored.grantId, { refresh: stored.scope, access: formatScopes(accessScopes) }, minted.stored);
+      const grant = await this.storage.issueInGrant(
+        stored.grantId,
+        { refresh: stored.scope, access: formatScopes(accessScopes) },
+        minted.stored,
+        issuingRequest(request),
+      );
       if (grant) return { minted, grant };
       throw new InvalidGrantError(INVALID, 'grant revoked meanwhile');
     }
@@ -165,7 +176,10 @@ export class RefreshTokenGrant implements GrantHandler {
     if (decision === 'reuse') {
       // RFC 9700 §4.14.2: when a rotated refresh token is presented again, the server
       // "cannot determine which party submitted the refresh token" and revokes the whole grant.
-      await this.revoker.revokeGrant(stored.grantId, 'refresh_token_reuse');
+      // Its event is written in the revocation's transaction.
+      const { grantId, clientId, grant } = stored;
+      const reuse = refreshTokenReuseDetected({ grantId, clientId, userId: grant.userId, schoolId: grant.schoolId }, request.origin.address);
+      await this.revoker.revokeGrant(grantId, 'refresh_token_reuse', reuse);
       throw new InvalidGrantError(INVALID, 'refresh token reuse');
     }
     // 'invalid' (expired), or 'rotate': current again by now, which only a race can produce;
@@ -187,4 +201,8 @@ export class RefreshTokenGrant implements GrantHandler {
     this.metrics.staleSession();
     await this.limits.presented(request.presentedFamily);
   }
+}
+
+function issuingRequest(request: RefreshRequest): IssuingRequest {
+  return { grantType: REFRESH_TOKEN_GRANT, ...request.origin };
 }

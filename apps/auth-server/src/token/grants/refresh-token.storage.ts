@@ -1,3 +1,4 @@
+import type { IssuingRequest } from '../../security-events/token-issued-event';
 import type { IssuedGrant, NewTokens, RefreshTokenRow } from '../token-rows';
 
 /** What a refresh request presents. */
@@ -22,18 +23,19 @@ export interface RefreshTokenStorage {
    * one token exactly one, and stores its successors `tokens`, when it is the client's, current,
    * unrevoked, unexpired, its grant alive, the requested scopes within its own and, for a token
    * bound to a DPoP key, the request's proof by that key (RFC 9449 §5), all at once.
-   * The new access token has the requested scope, by default the token's. Null when nothing
-   * rotated: the token's committed state (findRefreshToken) then says why.
+   * The new access token has the requested scope, by default the token's; the auth.token.issued
+   * event of `request` is stored with them. Null when nothing rotated: the token's committed state
+   * (findRefreshToken) then says why.
    */
-  rotateRefreshToken(presented: PresentedRefreshToken, tokens: NewTokens): Promise<IssuedGrant | null>;
+  rotateRefreshToken(presented: PresentedRefreshToken, tokens: NewTokens, request: IssuingRequest): Promise<IssuedGrant | null>;
   /** A refresh token in any state, with its grant's: the committed state after a rotation that did nothing. */
   findRefreshToken(tokenHash: string): Promise<RefreshTokenRow | null>;
   /**
    * The reuse window (refresh-reuse.ts): stores `tokens` in a grant that is still alive, nothing
-   * rotated; the refresh token with `scopes.refresh`, the access token with `scopes.access`. Null
-   * when the grant was revoked.
+   * rotated; the refresh token with `scopes.refresh`, the access token with `scopes.access`, and
+   * the auth.token.issued event of `request`. Null when the grant was revoked.
    */
-  issueInGrant(grantId: string, scopes: { refresh: string; access: string }, tokens: NewTokens): Promise<IssuedGrant | null>;
+  issueInGrant(grantId: string, scopes: { refresh: string; access: string }, tokens: NewTokens, request: IssuingRequest): Promise<IssuedGrant | null>;
 }
 
 export const REFRESH_TOKEN_STORAGE = Symbol('RefreshTokenStorage');
