@@ -1,5 +1,6 @@
-import { Body, Controller, Header, HttpCode, Post } from '@nestjs/common';
+import { Body, Controller, Header, HttpCode, Post, Req } from '@nestjs/common';
 import { OAUTH_PATHS } from '@platform/contracts';
+import type { FastifyRequest } from 'fastify';
 import { ApiRegistrationEndpoint } from '../openapi/api-endpoints';
 import { RegistrationService } from './registration.service';
 
@@ -13,7 +14,7 @@ export class RegistrationController {
   @HttpCode(201)
   @Header('cache-control', 'no-store')
   @Header('pragma', 'no-cache')
-  register(@Body() body: unknown) {
-    return this.registration.register(body);
+  register(@Body() body: unknown, @Req() request: FastifyRequest) {
+    return this.registration.register(body, request.ip);
   }
 }

@@ -1,21 +1,25 @@
 import { Injectable } from '@nestjs/common';
 import type { ClientRegistrationResponse } from '@platform/contracts';
-import { ClientsRepository } from '../clients/clients.repository';
 import { generateClientId, generateOpaqueToken, hashToken } from '../crypto/tokens';
+import { clientRegistered } from '../security-events/recorded-events';
+import { securityEventOf } from '../security-events/security-event';
+import { RegisteredClientsRepository } from './registered-clients.repository';
 import { validateClientMetadata } from './client-metadata';
 
 /** RFC 7591 dynamic client registration, open to native clients with loopback redirect URIs. */
 @Injectable()
 export class RegistrationService {
-  constructor(private readonly clients: ClientsRepository) {}
+  constructor(private readonly clients: RegisteredClientsRepository) {}
 
-  async register(body: unknown): Promise<ClientRegistrationResponse> {
+  /** `clientAddress`: the caller's (request.ip), for the registration's security event. */
+  async register(body: unknown, clientAddress: string | null = null): Promise<ClientRegistrationResponse> {
     const metadata = validateClientMetadata(body);
     const confidential = metadata.tokenEndpointAuthMethod !== 'none';
     const clientId = generateClientId();
     const clientSecret = confidential ? generateOpaqueToken() : undefined;
 
-    const client = await this.clients.insertClient({
+    // The client and its event are stored together: a client is never registered unrecorded.
+    const client = await this.clients.insertRegisteredClient({
       id: clientId,
       secretHash: clientSecret ? hashToken(clientSecret) : null,
       name: metadata.clientName ?? null,
@@ -26,7 +30,7 @@ export class RegistrationService {
       responseTypes: metadata.responseTypes,
       scope: metadata.scope,
       dpopBoundAccessTokens: metadata.dpopBoundAccessTokens,
-    });
+    }, (registered) => securityEventOf(clientRegistered(registered, clientAddress), registered.createdAt));
 
     return {
       client_id: client.id,

@@ -81,6 +81,44 @@ async function codeFlow(agent: BrowserLikeAgent, config: oidc.Configuration, sco
 const demoUserId = () => prisma.user.findUniqueOrThrow({ where: { email: DEMO_USER.email } }).then((user) => user.id);
 
 describe('security events recorded by their flows', () => {
+  it('a registration (platform-wide, with its client and address)', async () => {
+    const since = await mark();
+    const client = await register('Lesson Planner');
+    expect(await recordedSince(since)).toEqual([
+      expect.objectContaining({
+        type: 'auth.client.registered',
+        school_id: null,
+        actor: { type: 'client', id: client.clientMetadata().client_id },
+        client_id: client.clientMetadata().client_id,
+        address: '127.0.0.1',
+        request_id: expect.any(String),
+        data: { client_name: 'Lesson Planner', redirect_uris: [REDIRECT_URI], token_endpoint_auth_method: 'none' },
+      }),
+    ]);
+  });
+
+  it('a sign-in, an approval and the tokens it issued, for the user’s school; a denial', async () => {
+    const client = await register('Quiz Grader');
+    const clientId = client.clientMetadata().client_id;
+    const userId = await demoUserId();
+    const since = await mark();
+    const agent = new BrowserLikeAgent(new URL(server.issuer).origin);
+    await codeFlow(agent, client, 'openid courses:read');
+    await codeFlow(agent, client, 'openid courses:write', 'Deny');
+
+    const events = await recordedSince(since);
+    expect(events.map((event) => event.type)).toEqual(['auth.sign_in.succeeded', 'auth.consent.granted', 'auth.token.issued', 'auth.consent.denied']);
+    for (const event of events) expect(event).toMatchObject({ school_id: 'demo-school', client_id: clientId, request_id: expect.any(String) });
+    const [signIn, granted, issued, denied] = events;
+    expect(signIn).toMatchObject({ actor: { type: 'user', id: userId }, address: '127.0.0.1', data: { method: 'password' } });
+    expect(granted).toMatchObject({ actor: { type: 'user', id: userId }, subject: { type: 'grant' }, data: { scope: 'openid courses:read', approval: 'form' } });
+    expect(issued).toMatchObject({ actor: { type: 'client', id: clientId }, subject: granted.subject, data: { grant_type: 'authorization_code', scope: 'openid courses:read', user_id: userId } });
+    // The consent page asks for what the client already holds with what it adds: the denial names that whole scope.
+    expect(denied).toMatchObject({ actor: { type: 'user', id: userId }, outcome: 'failure', data: { scope: 'openid courses:read courses:write' } });
+    // One request per sign-in, approval, exchange, denial.
+    expect(new Set(events.map((event) => event.request_id)).size).toBe(4);
+  });
+
   it('a client’s revocation (RFC 7009), a user’s Disconnect, and staff disabling an integration', async () => {
     const client = await register('Report Builder');
     const clientId = client.clientMetadata().client_id;
