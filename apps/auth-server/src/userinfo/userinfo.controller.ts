@@ -1,5 +1,6 @@
-import { Controller, Get, Header, Headers, HttpCode, Post } from '@nestjs/common';
+import { Controller, Get, Header, Headers, HttpCode, Post, Req } from '@nestjs/common';
 import { OAUTH_PATHS } from '@platform/contracts';
+import type { FastifyRequest } from 'fastify';
 import { ApiUserInfoEndpoint } from '../openapi/api-endpoints';
 import { UserInfoService } from './userinfo.service';
 
@@ -10,8 +11,8 @@ export class UserInfoController {
   @Get(OAUTH_PATHS.userinfo)
   @ApiUserInfoEndpoint('oauth_userinfo')
   @Header('cache-control', 'no-store')
-  get(@Headers('authorization') authorization?: string) {
-    return this.userinfo.userInfo(authorization);
+  get(@Req() request: FastifyRequest, @Headers('authorization') authorization?: string, @Headers('dpop') dpop?: string | string[]) {
+    return this.userinfo.userInfo({ method: request.method, authorization, dpop });
   }
 
   /**
@@ -22,7 +23,7 @@ export class UserInfoController {
   @ApiUserInfoEndpoint('oauth_userinfo_post')
   @HttpCode(200)
   @Header('cache-control', 'no-store')
-  post(@Headers('authorization') authorization?: string) {
-    return this.userinfo.userInfo(authorization);
+  post(@Req() request: FastifyRequest, @Headers('authorization') authorization?: string, @Headers('dpop') dpop?: string | string[]) {
+    return this.userinfo.userInfo({ method: request.method, authorization, dpop });
   }
 }
