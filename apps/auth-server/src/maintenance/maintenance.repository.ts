@@ -12,7 +12,8 @@ export type PurgeKind =
   | 'expiredConsentTokens'
   | 'expiredClientAssertions'
   | 'expiredDpopProofs'
-  | 'lapsedConsents';
+  | 'lapsedConsents'
+  | 'sentSecurityEvents';
 
 export interface PurgeCutoffs {
   now: Date;
@@ -20,7 +21,8 @@ export interface PurgeCutoffs {
   unusedClientsCreatedBefore: Date;
   /**
    * Codes and tokens that expired or were revoked before this go; consumed consent tokens, used
-   * client assertions, used DPoP proofs and remembered consents that expired before it too.
+   * client assertions, used DPoP proofs and remembered consents that expired before it too, and
+   * security events the resource server took before it.
    */
   deadBefore: Date;
 }
@@ -118,6 +120,12 @@ export class MaintenanceRepository {
           const where = { expiresAt: { lt: deadBefore } };
           const batch = await ids(tx.consent.findMany({ where, ...page }));
           return batch.length === 0 ? 0 : (await tx.consent.deleteMany({ where: { AND: [where, { id: { in: batch } }] } })).count;
+        }
+        case 'sentSecurityEvents': {
+          // Sent: the audit log holds them (unsent ones wait for the relay, however old).
+          const where = { sentAt: { lt: deadBefore } };
+          const batch = await ids(tx.securityEventOutbox.findMany({ where, ...page }));
+          return batch.length === 0 ? 0 : (await tx.securityEventOutbox.deleteMany({ where: { AND: [where, { id: { in: batch } }] } })).count;
         }
       }
     });

@@ -15,6 +15,7 @@ export const PURGE_ORDER: readonly PurgeKind[] = [
   'expiredClientAssertions',
   'expiredDpopProofs',
   'lapsedConsents',
+  'sentSecurityEvents',
 ];
 
 export type PurgeReport = Record<PurgeKind, number>;
@@ -26,8 +27,8 @@ const MAX_BATCHES_PER_KIND = 1_000;
  * The clean-up job: registered clients that never completed an authorization (open
  * registration must not let anyone fill the table for good), codes and tokens dead for longer
  * than the grace, grants with nothing left, expired sessions, the records of answered consent
- * forms and of used client assertions (private_key_jwt jti) once they have expired, and remembered
- * consents once they have lapsed (each past the grace).
+ * forms and of used client assertions (private_key_jwt jti) once they have expired, remembered
+ * consents once they have lapsed, and security events the relay has sent (each past the grace).
  *
  * Scheduled with a plain timer rather than @nestjs/schedule: the next pass is armed only when
  * the previous one has finished (a setInterval or @Interval would start a second pass while a
