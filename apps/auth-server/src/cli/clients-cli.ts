@@ -16,6 +16,7 @@ export const USAGE = `Registered integrations of the authorization server (staff
                             [--auth-method client_secret_basic|client_secret_post|private_key_jwt]
                             [--jwks FILE_OR_JSON | --jwks-uri https://app.example.com/jwks.json]
                             [--scope-ceiling "openid profile courses:read"] [--default-scope "openid profile"]
+                            [--dpop-bound-access-tokens]
   npm run clients -- list [--all]
   npm run clients -- show CLIENT_ID
   npm run clients -- rotate-secret CLIENT_ID
@@ -27,6 +28,9 @@ export const USAGE = `Registered integrations of the authorization server (staff
 private_key_jwt (RFC 7523): the integration signs its token requests with its own private key; give
 its PUBLIC keys as a JWK Set (a file, or the JSON itself) or the https URL where it publishes them.
 No secret is issued. Private keys (a JWK with "d") and symmetric keys ("k") are refused.
+
+--dpop-bound-access-tokens (RFC 9449 §5.2): every token request of the integration must carry a DPoP
+proof, so each of its access tokens is bound to a key it holds; a request without one is refused.
 
 Every command takes --json. Database: AUTH_DATABASE_URL; else DATABASE_URL + "_auth" (as npm start);
 else the embedded database in .data/ (PLATFORM_DATA_DIR), which needs the platform stopped.
@@ -51,6 +55,7 @@ const OPTIONS = {
   'jwks-uri': { type: 'string' },
   'scope-ceiling': { type: 'string' },
   'default-scope': { type: 'string' },
+  'dpop-bound-access-tokens': { type: 'boolean' },
   all: { type: 'boolean' },
   yes: { type: 'boolean' },
   json: { type: 'boolean' },
@@ -150,6 +155,7 @@ export async function runClientsCli(
           ...keyOptions(values),
           scopeCeiling: values['scope-ceiling'],
           defaultScope: values['default-scope'],
+          dpopBoundAccessTokens: values['dpop-bound-access-tokens'],
         });
         if (clientSecret === undefined) {
           print(client, () => [
@@ -252,6 +258,7 @@ function describe(client: ClientSummary): string[] {
     `redirect URIs:   ${client.redirectUris.join('\n                 ')}`,
     `default scope:   ${client.defaultScope || '(the server default: openid profile)'}`,
     `scope ceiling:   ${client.scopeCeiling ?? '(none: the user consent decides)'}`,
+    `DPoP:            ${client.dpopBoundAccessTokens ? 'required: every access token is DPoP-bound (dpop_bound_access_tokens)' : 'optional (a token request with a proof gets a bound token)'}`,
     `created:         ${client.createdAt.toISOString()}`,
     `first authorized: ${client.firstAuthorizedAt?.toISOString() ?? 'never'}`,
     `active grants:   ${client.activeGrants}`,

@@ -34,6 +34,8 @@ export interface NewIntegration extends IntegrationKeys {
   scopeCeiling?: string;
   /** Asked for when a request names no scope; must fit the ceiling. Empty = the server's least-privilege default. */
   defaultScope?: string;
+  /** RFC 9449 §5.2 dpop_bound_access_tokens: every token request must carry a DPoP proof. Default false. */
+  dpopBoundAccessTokens?: boolean;
 }
 
 export interface ClientSummary {
@@ -48,6 +50,8 @@ export interface ClientSummary {
   publicKeys: { kid: string | null; kty: string }[] | null;
   /** private_key_jwt: the URL of its key set, or null. */
   jwksUri: string | null;
+  /** RFC 9449 §5.2: a token request without a DPoP proof is refused, so every access token is DPoP-bound. */
+  dpopBoundAccessTokens: boolean;
   createdAt: Date;
   disabledAt: Date | null;
   firstAuthorizedAt: Date | null;
@@ -161,6 +165,7 @@ export class Integrations {
           responseTypes: ['code'],
           scope: formatScopes(defaults),
           scopeCeiling: ceiling ? formatScopes(ceiling) : null,
+          dpopBoundAccessTokens: input.dpopBoundAccessTokens ?? false,
         },
       }),
     );
@@ -298,6 +303,7 @@ function summaryOf(row: ClientRow): Omit<ClientSummary, 'activeGrants'> {
     scopeCeiling: row.scopeCeiling,
     publicKeys: publicKeysOf(row.jwks),
     jwksUri: row.jwksUri,
+    dpopBoundAccessTokens: row.dpopBoundAccessTokens,
     createdAt: row.createdAt,
     disabledAt: row.disabledAt,
     firstAuthorizedAt: row.firstAuthorizedAt,
