@@ -8,6 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { newEventId, type PlatformEvent, SECURITY_EVENTS_INGEST_PATH, ingestAuthorization } from '@platform/contracts';
 import pg from 'pg';
 import { Webhook } from 'standardwebhooks';
+import { describeIfPostgres } from '../../../tools/test-support/real-services';
 import { createTestTls, type TestTls } from '../../../tools/test-support/test-tls';
 // Test-only: the e2e suites' receiver, the same endpoint stand-in.
 // eslint-disable-next-line @nx/enforce-module-boundaries
@@ -301,7 +302,9 @@ describe('webhook deliveries', () => {
   });
 });
 
-describe('several workers, and a worker that dies', () => {
+// Each worker is a session of its own (its pool, its transactions, its row locks): the embedded
+// PostgreSQL serves one session for every connection, so only a real one can show them.
+describeIfPostgres('several workers, and a worker that dies', () => {
   /** A second replica's worker: its own pool on the same database. */
   function secondWorker(): { worker: DeliveryWorker; close(): Promise<void> } {
     const prisma = new PrismaService(server.config);
