@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { isOperationalPath } from './operational-paths';
 
-/** A service quiet this long (no request but probes) gives its memory back: README, "Memory of a container". */
+/** A service quiet this long (no request but probes) gives its memory back: docs/operations.md, "Memory". */
 export const IDLE_RELEASE_AFTER_MS = 10_000;
 
 export interface IdleMemoryReleaseOptions {
@@ -22,7 +22,7 @@ export interface MemoryRelease {
   pauseMs: number;
 }
 
-/** "idle: memory released, RSS 348 → 151 MB in a 63 ms pause". */
+/** "idle: memory released, RSS <before> → <after> MB in a <pause> ms pause". */
 export function describeRelease({ rssBeforeBytes, rssAfterBytes, pauseMs }: MemoryRelease): string {
   const mb = (bytes: number) => Math.round(bytes / 2 ** 20);
   return `idle: memory released, RSS ${mb(rssBeforeBytes)} → ${mb(rssAfterBytes)} MB in a ${Math.round(pauseMs)} ms pause`;
@@ -43,14 +43,11 @@ export function lastResortCollection(): (() => void) | undefined {
 }
 
 /**
- * After a burst of requests V8 keeps its young generation at the size the burst needed (on Node
- * 24 up to two 64 MB semi-spaces, resident) until its next GC, and a process that serves nothing
- * allocates nothing, so that GC never comes: the auth server held ~350 MB after the bench's load,
- * 105 MB of it an empty young generation, and still after 30 s idle (V8's memory reducer starts
- * only after a mark-compact that shrank the old generation). So once the service has served
- * requests and then none for `idleMs` (probes do not count: they come every few seconds), it
- * runs one last-resort collection, as a browser does in idle time. It pauses the process for
- * ~80-120 ms (a request arriving then waits), once per quiet period; a busy service never pays it.
+ * Gives back the memory a burst of requests left behind. V8 keeps its young generation at the
+ * size the burst grew it to, and the pages its collections freed, until its next collection; a
+ * service that serves nothing allocates nothing, so that collection never comes. Once the service
+ * has served requests and then none for `idleMs` (probes do not count), it runs one last-resort
+ * collection: one pause of the process per quiet period, never paid by a busy service.
  */
 export function releaseMemoryWhenIdle(fastify: FastifyInstance, options: IdleMemoryReleaseOptions = {}): void {
   const idleMs = options.idleMs ?? IDLE_RELEASE_AFTER_MS;
