@@ -3,6 +3,7 @@ import {
   ApiBasicAuth,
   ApiBody,
   ApiConsumes,
+  ApiHeader,
   ApiIncludeEndpoint,
   ApiOAuth2,
   ApiOperation,
@@ -21,6 +22,8 @@ import {
   CLIENT_BASIC_SCHEME,
   CLIENT_ID_DESCRIPTION,
   CORS_NOTE,
+  DPOP_HEADER_DESCRIPTION,
+  DPOP_NONCE,
   FORM,
   HTML,
   NO_STORE,
@@ -65,6 +68,10 @@ const jsonResponse = (status: number, description: string, schema: SchemaObject 
   ApiResponse({ status, description, ...(headers ? { headers } : {}), schema });
 
 const errorResponse = (status: number, description: string) => jsonResponse(status, description, ref('OAuthError'));
+
+/** The DPoP proof header (RFC 9449 §4.1), optional on the endpoints that take one. */
+const dpopHeader = (use: string) =>
+  ApiHeader({ name: 'DPoP', required: false, description: `${DPOP_HEADER_DESCRIPTION}. ${use}`, schema: { type: 'string', pattern: '^[\\w-]+\\.[\\w-]+\\.[\\w-]+$' } });
 
 const formBody = (schema: SchemaObject | ReferenceObject) => applyDecorators(ApiConsumes(FORM), ApiBody({ required: true, schema }));
 
@@ -136,6 +143,13 @@ const AUTHORIZATION_PARAMETERS: ParameterObject[] = [
     description:
       'OpenID Connect prompt. `none` answers with the code when everything asked was approved before (else consent_required; login_required without a session); `consent` always shows the consent page; `login` and `select_account` ask for the password again',
   },
+  {
+    name: 'dpop_jkt',
+    in: 'query',
+    schema: { type: 'string', pattern: '^[A-Za-z0-9_-]{43}$' },
+    description:
+      'RFC 9449 §10: the RFC 7638 SHA-256 thumbprint (base64url) of the client’s DPoP key; the code is then exchanged only with a DPoP proof signed by that key',
+  },
 ];
 
 const authorizeResponses = () =>
@@ -201,9 +215,19 @@ export function ApiTokenEndpoint(): MethodDecorator {
       description: CORS_NOTE,
       security: clientAuthentication(),
     },
+    dpopHeader(
+      'With one, the access token is DPoP-bound (`token_type` DPoP), and so is a public client’s refresh token, which then refreshes only with a proof of the same key. ' +
+        'Required for a client registered with dpop_bound_access_tokens, and to exchange a code requested with dpop_jkt (by that key)',
+    ),
     formBody(ref('TokenRequest')),
     jsonResponse(200, 'Tokens', ref('TokenResponse'), NO_STORE),
-    errorResponse(400, '`invalid_request`, `invalid_grant`, `unauthorized_client`, `unsupported_grant_type`, `invalid_scope` or `invalid_target`'),
+    jsonResponse(
+      400,
+      '`invalid_request`, `invalid_grant`, `unauthorized_client`, `unsupported_grant_type`, `invalid_scope`, `invalid_target`, ' +
+        '`invalid_dpop_proof` (RFC 9449 §5: a refused, missing or reused proof) or `use_dpop_nonce` (§8: retry with the nonce of DPoP-Nonce in the proof)',
+      ref('OAuthError'),
+      DPOP_NONCE,
+    ),
     unauthorizedClient(),
     tooManyRequests(
       'too many requests from this client address, or too many of its requests that failed as guesses do; ' +
@@ -250,9 +274,10 @@ export function ApiUserInfoEndpoint(operationId: 'oauth_userinfo' | 'oauth_useri
     {
       operationId,
       summary: 'The signed-in user (OpenID Connect Core §5.3); needs the openid scope',
-      description: `200 on GET and POST. ${CORS_NOTE}`,
+      description: `200 on GET and POST. A DPoP-bound access token is sent as \`Authorization: DPoP <token>\` with a DPoP proof (RFC 9449 §7), a Bearer one as \`Authorization: Bearer <token>\`. ${CORS_NOTE}`,
       security: [ApiOAuth2(['openid'], OAUTH2_SCHEME)],
     },
+    dpopHeader('With `Authorization: DPoP <token>` only: `ath` the base64url SHA-256 of the access token, signed by the key the token is bound to; each proof is accepted once'),
     jsonResponse(200, 'Claims, by the scopes granted', ref('UserInfoResponse'), NO_STORE),
     // Inline: ApiResponse cannot write a bare `$ref` response (it always adds a description).
     ApiResponse({ status: 401, ...BEARER_RESPONSES.Unauthorized }),

@@ -49,7 +49,36 @@ describe('the authorization server OpenAPI description', () => {
     const parameters = Object.values(document.paths).flatMap((item) =>
       Object.values(item).flatMap((operation: { parameters?: { in?: string; name?: string }[] }) => operation.parameters ?? []),
     );
-    expect(parameters.filter((parameter) => parameter.in === 'header')).toEqual([]);
+    expect(parameters.filter((parameter) => parameter.in === 'header' && parameter.name?.toLowerCase() === 'authorization')).toEqual([]);
+  });
+
+  it('documents the DPoP proof header (RFC 9449 §4.1) where a proof is taken: the token endpoint and userinfo, optional', () => {
+    const withDpopHeader = Object.entries(document.paths).flatMap(([path, item]) =>
+      Object.entries(item as Record<string, { parameters?: { in?: string; name?: string; required?: boolean }[] }>).flatMap(([method, operation]) =>
+        (operation.parameters ?? []).filter((parameter) => parameter.in === 'header').map((parameter) => `${method.toUpperCase()} ${path} ${parameter.name} ${parameter.required}`),
+      ),
+    );
+    expect(withDpopHeader.sort()).toEqual(
+      [`POST ${OAUTH_PATHS.token} DPoP false`, `GET ${OAUTH_PATHS.userinfo} DPoP false`, `POST ${OAUTH_PATHS.userinfo} DPoP false`].sort(),
+    );
+  });
+
+  it('describes DPoP: the token type, cnf.jkt, dpop_jkt, dpop_bound_access_tokens, the algorithms, its errors and DPoP-Nonce', () => {
+    type Schema = { properties: Record<string, { enum?: string[]; type?: string; properties?: Record<string, unknown> }> };
+    const schemas = document.components?.schemas as Record<string, Schema>;
+    expect(schemas['TokenResponse'].properties['token_type'].enum).toEqual(['Bearer', 'DPoP']);
+    expect(schemas['IntrospectionResponse'].properties['token_type'].enum).toEqual(['Bearer', 'DPoP', 'refresh_token']);
+    expect(Object.keys(schemas['IntrospectionResponse'].properties['cnf'].properties ?? {})).toEqual(['jkt']);
+    expect(schemas['ClientRegistrationRequest'].properties['dpop_bound_access_tokens'].type).toBe('boolean');
+    expect(schemas['ClientRegistrationResponse'].properties['dpop_bound_access_tokens'].type).toBe('boolean');
+    expect(schemas['AuthorizationServerMetadata'].properties['dpop_signing_alg_values_supported'].type).toBe('array');
+
+    const paths = document.paths as Record<string, Record<string, { parameters?: { name?: string }[]; responses: Record<string, { description: string; headers?: Record<string, unknown> }> }>>;
+    expect(paths[OAUTH_PATHS.authorization]['get'].parameters?.map((parameter) => parameter.name)).toContain('dpop_jkt');
+    const refused = paths[OAUTH_PATHS.token]['post'].responses['400'];
+    expect(refused.description).toContain('`invalid_dpop_proof`');
+    expect(refused.description).toContain('`use_dpop_nonce`');
+    expect(Object.keys(refused.headers ?? {})).toEqual(['DPoP-Nonce']);
   });
 
   it('resolves every $ref to a component of its own', () => {

@@ -1,5 +1,6 @@
 import type { ReferenceObject, ResponseObject, SchemaObject } from '@nestjs/swagger';
 import { OAUTH_PATHS as AS } from '@platform/contracts';
+import { DPOP_SIGNING_ALGORITHMS } from '@platform/dpop';
 import { ASSERTION_MAX_LIFETIME_SECONDS, CLIENT_ASSERTION_ALGORITHMS } from '../client-auth/client-assertion-rules';
 import { JWT_BEARER_ASSERTION_TYPE } from '../client-auth/client-credentials';
 
@@ -67,6 +68,7 @@ export const OAUTH_SCHEMAS: Record<string, SchemaObject> = {
         'An error code: invalid_request, invalid_client, invalid_grant, unauthorized_client, unsupported_grant_type, ' +
           'invalid_scope, invalid_target (RFC 8707), invalid_redirect_uri and ' +
           'invalid_client_metadata (RFC 7591), invalid_token and insufficient_scope (RFC 6750), access_denied, ' +
+          'invalid_dpop_proof and use_dpop_nonce (RFC 9449: a refused DPoP proof; a proof without the server nonce, which comes in DPoP-Nonce), ' +
           'server_error, temporarily_unavailable, too_many_requests (a request rate limit, with Retry-After), and for the API not_found, conflict.',
         { example: 'invalid_request' },
       ),
@@ -101,6 +103,12 @@ export const OAUTH_SCHEMAS: Record<string, SchemaObject> = {
         'Space-separated scopes: the default of authorization requests that send no scope (RFC 6749 §3.3), not a limit (a client may ask for more later; the user’s consent decides). Without it, such requests ask for the least-privilege default `openid profile`. `offline_access` is accepted.',
         { example: 'openid profile courses:read' },
       ),
+      dpop_bound_access_tokens: {
+        type: 'boolean',
+        default: false,
+        description:
+          'RFC 9449 §5.2: true makes DPoP mandatory for this client: a token request without a DPoP proof is refused (`invalid_dpop_proof`), so every access token is DPoP-bound',
+      },
     },
   },
   ClientRegistrationResponse: {
@@ -127,6 +135,7 @@ export const OAUTH_SCHEMAS: Record<string, SchemaObject> = {
       grant_types: stringArray('As registered', { type: 'string', enum: ['authorization_code', 'refresh_token'] }),
       response_types: stringArray('As registered', { type: 'string', enum: ['code'] }),
       scope: string('The registered default scope; absent when none was registered'),
+      dpop_bound_access_tokens: { type: 'boolean', description: 'RFC 9449 §5.2, as registered (false unless asked for)' },
     },
   },
   AuthorizationCodeTokenRequest: {
@@ -178,8 +187,11 @@ export const OAUTH_SCHEMAS: Record<string, SchemaObject> = {
     description: 'RFC 6749 §5.1, plus the OpenID Connect id_token when `openid` was granted.',
     required: ['access_token', 'token_type', 'expires_in', 'scope'],
     properties: {
-      access_token: string('Send as `Authorization: Bearer <token>`'),
-      token_type: string('Always Bearer', { enum: ['Bearer'] }),
+      access_token: string('Send as `Authorization: Bearer <token>`, or `Authorization: DPoP <token>` with a DPoP proof when token_type is DPoP'),
+      token_type: string(
+        '`DPoP` when the request carried a DPoP proof (RFC 9449 §5): the access token is bound to the proof’s key (and a public client’s refresh token too); else `Bearer`',
+        { enum: ['Bearer', 'DPoP'] },
+      ),
       expires_in: { type: 'integer', description: 'Seconds until the access token expires', example: 3600 },
       refresh_token: string('The new refresh token; keep only the newest. Only for clients registered for the refresh_token grant'),
       scope: string('The scopes granted to the access token', { example: 'openid profile courses:read' }),
@@ -224,7 +236,20 @@ export const OAUTH_SCHEMAS: Record<string, SchemaObject> = {
       iss: uri('The issuer'),
       exp: { type: 'integer', description: 'Expiry, seconds since the epoch' },
       iat: { type: 'integer', description: 'Issue time, seconds since the epoch' },
-      token_type: string('Bearer for an access token; refresh_token when a client introspects its refresh token', { enum: ['Bearer', 'refresh_token'] }),
+      token_type: string(
+        'Bearer for an access token, DPoP for a DPoP-bound one (RFC 9449 §6.2); refresh_token when a client introspects its refresh token',
+        { enum: ['Bearer', 'DPoP', 'refresh_token'] },
+      ),
+      cnf: {
+        type: 'object',
+        description: 'RFC 9449 §6.2 confirmation: for a DPoP-bound token only',
+        required: ['jkt'],
+        properties: {
+          jkt: string('The RFC 7638 SHA-256 thumbprint (base64url) of the key the token is bound to: a DPoP proof must be signed by it', {
+            pattern: '^[A-Za-z0-9_-]{43}$',
+          }),
+        },
+      },
       school_id: string('The school (tenant) the token acts for'),
     },
   },
@@ -270,6 +295,7 @@ export const OAUTH_SCHEMAS: Record<string, SchemaObject> = {
         type: 'boolean',
         description: 'true: an https URL serving a client ID metadata document may be used as client_id without registration (CIMD_ENABLED)',
       },
+      dpop_signing_alg_values_supported: stringArray(`RFC 9449 §5.1: the JWS algorithms of DPoP proofs, asymmetric only: ${DPOP_SIGNING_ALGORITHMS.join(', ')}`),
       service_documentation: uri('The authentication guide'),
     },
   },
@@ -320,7 +346,7 @@ export const OAUTH_SCHEMAS: Record<string, SchemaObject> = {
  * (apps/auth-server/src/cors/cors-policy.ts); never the authorization endpoint nor introspection.
  */
 export const CORS_NOTE =
-  'CORS: any origin, without credentials (`Access-Control-Allow-Origin: *`; preflight for GET, HEAD, POST with Authorization, Content-Type, MCP-Protocol-Version; WWW-Authenticate and Retry-After exposed).';
+  'CORS: any origin, without credentials (`Access-Control-Allow-Origin: *`; preflight for GET, HEAD, POST with Authorization, Content-Type, MCP-Protocol-Version, DPoP; WWW-Authenticate, Retry-After and DPoP-Nonce exposed).';
 
 /**
  * Shared answers of protected operations (RFC 6750 §3): the userinfo operations here, and by
@@ -329,9 +355,13 @@ export const CORS_NOTE =
 export const BEARER_RESPONSES: Record<'Unauthorized' | 'InsufficientScope', ResponseObject> = {
   Unauthorized: {
     description:
-      'No token (`WWW-Authenticate: Bearer scope="…", resource_metadata="…"`), or an invalid, expired or revoked one (`error="invalid_token"`)',
+      'No token (`WWW-Authenticate: Bearer …, DPoP algs="…"`: a challenge per scheme), an invalid, expired or revoked one (`error="invalid_token"`: ' +
+      'also a DPoP-bound token sent as Bearer, or a proof by another key than the token’s), or a refused DPoP proof (`error="invalid_dpop_proof"` in the DPoP challenge)',
     headers: {
-      'WWW-Authenticate': { description: 'RFC 6750 §3 challenge with RFC 9728 resource_metadata', schema: { type: 'string' } },
+      'WWW-Authenticate': {
+        description: 'RFC 6750 §3 and RFC 9449 §7.1 challenges (Bearer, then DPoP with `algs`), the error in the scheme the request used; resource_metadata (RFC 9728) at the resource server',
+        schema: { type: 'string' },
+      },
     },
     content: { [JSON_TYPE]: { schema: ref('OAuthError') } },
   },
@@ -342,6 +372,16 @@ export const BEARER_RESPONSES: Record<'Unauthorized' | 'InsufficientScope', Resp
     },
     content: { [JSON_TYPE]: { schema: ref('OAuthError') } },
   },
+};
+
+/** RFC 9449 §4.1: the proof of possession a DPoP request carries. */
+export const DPOP_HEADER_DESCRIPTION =
+  'A DPoP proof (RFC 9449 §4): a JWT of `typ` dpop+jwt signed by the client’s key (alg one of dpop_signing_alg_values_supported, the public key in `jwk`), ' +
+  'with `htm` this request’s method, `htu` this endpoint’s URL as the discovery document gives it, `iat` now, a fresh `jti`';
+
+/** RFC 9449 §8: the answer that asks for a proof carrying the server's nonce. */
+export const DPOP_NONCE: ResponseObject['headers'] = {
+  'DPoP-Nonce': { description: 'With `use_dpop_nonce` (RFC 9449 §8, DPOP_NONCES): the nonce to put in the retried request’s proof', schema: { type: 'string' } },
 };
 
 /**

@@ -217,7 +217,7 @@ describe('the OpenAPI document', () => {
     expect(token.responses['400']).toMatchObject({ content: { 'application/json': { schema: { $ref: '#/components/schemas/OAuthError' } } } });
     expect(operation(document, 'get', '/api/oauth/userinfo').security).toEqual([{ oauth2: ['openid'] }]);
     expect(operation(document, 'get', '/oauth/authorize').parameters?.map((p) => ('name' in p ? p.name : p.$ref))).toEqual([
-      'response_type', 'client_id', 'redirect_uri', 'scope', 'state', 'code_challenge', 'code_challenge_method', 'resource', 'nonce', 'prompt',
+      'response_type', 'client_id', 'redirect_uri', 'scope', 'state', 'code_challenge', 'code_challenge_method', 'resource', 'nonce', 'prompt', 'dpop_jkt',
     ]);
   });
 

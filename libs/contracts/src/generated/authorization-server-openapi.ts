@@ -12,7 +12,7 @@ export const AUTHORIZATION_SERVER_OPENAPI: Pick<OpenAPIObject, 'tags' | 'paths' 
   "paths": {
     "/.well-known/jwks.json": {
       "get": {
-        "description": "CORS: any origin, without credentials (`Access-Control-Allow-Origin: *`; preflight for GET, HEAD, POST with Authorization, Content-Type, MCP-Protocol-Version; WWW-Authenticate and Retry-After exposed).",
+        "description": "CORS: any origin, without credentials (`Access-Control-Allow-Origin: *`; preflight for GET, HEAD, POST with Authorization, Content-Type, MCP-Protocol-Version, DPoP; WWW-Authenticate, Retry-After and DPoP-Nonce exposed).",
         "operationId": "jwks",
         "responses": {
           "200": {
@@ -144,6 +144,16 @@ export const AUTHORIZATION_SERVER_OPENAPI: Pick<OpenAPIObject, 'tags' | 'paths' 
               ]
             },
             "description": "OpenID Connect prompt. `none` answers with the code when everything asked was approved before (else consent_required; login_required without a session); `consent` always shows the consent page; `login` and `select_account` ask for the password again"
+          },
+          {
+            "name": "dpop_jkt",
+            "required": false,
+            "in": "query",
+            "schema": {
+              "type": "string",
+              "pattern": "^[A-Za-z0-9_-]{43}$"
+            },
+            "description": "RFC 9449 §10: the RFC 7638 SHA-256 thumbprint (base64url) of the client’s DPoP key; the code is then exchanged only with a DPoP proof signed by that key"
           }
         ],
         "responses": {
@@ -278,6 +288,11 @@ export const AUTHORIZATION_SERVER_OPENAPI: Pick<OpenAPIObject, 'tags' | 'paths' 
                       "select_account"
                     ],
                     "description": "OpenID Connect prompt. `none` answers with the code when everything asked was approved before (else consent_required; login_required without a session); `consent` always shows the consent page; `login` and `select_account` ask for the password again"
+                  },
+                  "dpop_jkt": {
+                    "type": "string",
+                    "pattern": "^[A-Za-z0-9_-]{43}$",
+                    "description": "RFC 9449 §10: the RFC 7638 SHA-256 thumbprint (base64url) of the client’s DPoP key; the code is then exchanged only with a DPoP proof signed by that key"
                   }
                 }
               }
@@ -347,7 +362,7 @@ export const AUTHORIZATION_SERVER_OPENAPI: Pick<OpenAPIObject, 'tags' | 'paths' 
     },
     "/.well-known/oauth-authorization-server": {
       "get": {
-        "description": "CORS: any origin, without credentials (`Access-Control-Allow-Origin: *`; preflight for GET, HEAD, POST with Authorization, Content-Type, MCP-Protocol-Version; WWW-Authenticate and Retry-After exposed).",
+        "description": "CORS: any origin, without credentials (`Access-Control-Allow-Origin: *`; preflight for GET, HEAD, POST with Authorization, Content-Type, MCP-Protocol-Version, DPoP; WWW-Authenticate, Retry-After and DPoP-Nonce exposed).",
         "operationId": "oauth_authorization_server_metadata",
         "responses": {
           "200": {
@@ -370,7 +385,7 @@ export const AUTHORIZATION_SERVER_OPENAPI: Pick<OpenAPIObject, 'tags' | 'paths' 
     },
     "/.well-known/openid-configuration": {
       "get": {
-        "description": "CORS: any origin, without credentials (`Access-Control-Allow-Origin: *`; preflight for GET, HEAD, POST with Authorization, Content-Type, MCP-Protocol-Version; WWW-Authenticate and Retry-After exposed).",
+        "description": "CORS: any origin, without credentials (`Access-Control-Allow-Origin: *`; preflight for GET, HEAD, POST with Authorization, Content-Type, MCP-Protocol-Version, DPoP; WWW-Authenticate, Retry-After and DPoP-Nonce exposed).",
         "operationId": "openid_configuration",
         "responses": {
           "200": {
@@ -393,7 +408,7 @@ export const AUTHORIZATION_SERVER_OPENAPI: Pick<OpenAPIObject, 'tags' | 'paths' 
     },
     "/api/oauth/register": {
       "post": {
-        "description": "Loopback redirect URIs only; hosted clients use a client ID metadata document as client_id instead. CORS: any origin, without credentials (`Access-Control-Allow-Origin: *`; preflight for GET, HEAD, POST with Authorization, Content-Type, MCP-Protocol-Version; WWW-Authenticate and Retry-After exposed).",
+        "description": "Loopback redirect URIs only; hosted clients use a client ID metadata document as client_id instead. CORS: any origin, without credentials (`Access-Control-Allow-Origin: *`; preflight for GET, HEAD, POST with Authorization, Content-Type, MCP-Protocol-Version, DPoP; WWW-Authenticate, Retry-After and DPoP-Nonce exposed).",
         "operationId": "oauth_register",
         "requestBody": {
           "required": true,
@@ -465,8 +480,20 @@ export const AUTHORIZATION_SERVER_OPENAPI: Pick<OpenAPIObject, 'tags' | 'paths' 
     },
     "/api/oauth/token": {
       "post": {
-        "description": "CORS: any origin, without credentials (`Access-Control-Allow-Origin: *`; preflight for GET, HEAD, POST with Authorization, Content-Type, MCP-Protocol-Version; WWW-Authenticate and Retry-After exposed).",
+        "description": "CORS: any origin, without credentials (`Access-Control-Allow-Origin: *`; preflight for GET, HEAD, POST with Authorization, Content-Type, MCP-Protocol-Version, DPoP; WWW-Authenticate, Retry-After and DPoP-Nonce exposed).",
         "operationId": "oauth_token",
+        "parameters": [
+          {
+            "name": "DPoP",
+            "in": "header",
+            "description": "A DPoP proof (RFC 9449 §4): a JWT of `typ` dpop+jwt signed by the client’s key (alg one of dpop_signing_alg_values_supported, the public key in `jwk`), with `htm` this request’s method, `htu` this endpoint’s URL as the discovery document gives it, `iat` now, a fresh `jti`. With one, the access token is DPoP-bound (`token_type` DPoP), and so is a public client’s refresh token, which then refreshes only with a proof of the same key. Required for a client registered with dpop_bound_access_tokens, and to exchange a code requested with dpop_jkt (by that key)",
+            "required": false,
+            "schema": {
+              "type": "string",
+              "pattern": "^[\\w-]+\\.[\\w-]+\\.[\\w-]+$"
+            }
+          }
+        ],
         "requestBody": {
           "required": true,
           "content": {
@@ -498,7 +525,15 @@ export const AUTHORIZATION_SERVER_OPENAPI: Pick<OpenAPIObject, 'tags' | 'paths' 
             }
           },
           "400": {
-            "description": "`invalid_request`, `invalid_grant`, `unauthorized_client`, `unsupported_grant_type`, `invalid_scope` or `invalid_target`",
+            "description": "`invalid_request`, `invalid_grant`, `unauthorized_client`, `unsupported_grant_type`, `invalid_scope`, `invalid_target`, `invalid_dpop_proof` (RFC 9449 §5: a refused, missing or reused proof) or `use_dpop_nonce` (§8: retry with the nonce of DPoP-Nonce in the proof)",
+            "headers": {
+              "DPoP-Nonce": {
+                "description": "With `use_dpop_nonce` (RFC 9449 §8, DPOP_NONCES): the nonce to put in the retried request’s proof",
+                "schema": {
+                  "type": "string"
+                }
+              }
+            },
             "content": {
               "application/json": {
                 "schema": {
@@ -552,7 +587,7 @@ export const AUTHORIZATION_SERVER_OPENAPI: Pick<OpenAPIObject, 'tags' | 'paths' 
     },
     "/api/oauth/revoke": {
       "post": {
-        "description": "CORS: any origin, without credentials (`Access-Control-Allow-Origin: *`; preflight for GET, HEAD, POST with Authorization, Content-Type, MCP-Protocol-Version; WWW-Authenticate and Retry-After exposed).",
+        "description": "CORS: any origin, without credentials (`Access-Control-Allow-Origin: *`; preflight for GET, HEAD, POST with Authorization, Content-Type, MCP-Protocol-Version, DPoP; WWW-Authenticate, Retry-After and DPoP-Nonce exposed).",
         "operationId": "oauth_revoke",
         "requestBody": {
           "required": true,
@@ -716,8 +751,20 @@ export const AUTHORIZATION_SERVER_OPENAPI: Pick<OpenAPIObject, 'tags' | 'paths' 
     },
     "/api/oauth/userinfo": {
       "get": {
-        "description": "200 on GET and POST. CORS: any origin, without credentials (`Access-Control-Allow-Origin: *`; preflight for GET, HEAD, POST with Authorization, Content-Type, MCP-Protocol-Version; WWW-Authenticate and Retry-After exposed).",
+        "description": "200 on GET and POST. A DPoP-bound access token is sent as `Authorization: DPoP <token>` with a DPoP proof (RFC 9449 §7), a Bearer one as `Authorization: Bearer <token>`. CORS: any origin, without credentials (`Access-Control-Allow-Origin: *`; preflight for GET, HEAD, POST with Authorization, Content-Type, MCP-Protocol-Version, DPoP; WWW-Authenticate, Retry-After and DPoP-Nonce exposed).",
         "operationId": "oauth_userinfo",
+        "parameters": [
+          {
+            "name": "DPoP",
+            "in": "header",
+            "description": "A DPoP proof (RFC 9449 §4): a JWT of `typ` dpop+jwt signed by the client’s key (alg one of dpop_signing_alg_values_supported, the public key in `jwk`), with `htm` this request’s method, `htu` this endpoint’s URL as the discovery document gives it, `iat` now, a fresh `jti`. With `Authorization: DPoP <token>` only: `ath` the base64url SHA-256 of the access token, signed by the key the token is bound to; each proof is accepted once",
+            "required": false,
+            "schema": {
+              "type": "string",
+              "pattern": "^[\\w-]+\\.[\\w-]+\\.[\\w-]+$"
+            }
+          }
+        ],
         "responses": {
           "200": {
             "description": "Claims, by the scopes granted",
@@ -739,10 +786,10 @@ export const AUTHORIZATION_SERVER_OPENAPI: Pick<OpenAPIObject, 'tags' | 'paths' 
             }
           },
           "401": {
-            "description": "No token (`WWW-Authenticate: Bearer scope=\"…\", resource_metadata=\"…\"`), or an invalid, expired or revoked one (`error=\"invalid_token\"`)",
+            "description": "No token (`WWW-Authenticate: Bearer …, DPoP algs=\"…\"`: a challenge per scheme), an invalid, expired or revoked one (`error=\"invalid_token\"`: also a DPoP-bound token sent as Bearer, or a proof by another key than the token’s), or a refused DPoP proof (`error=\"invalid_dpop_proof\"` in the DPoP challenge)",
             "headers": {
               "WWW-Authenticate": {
-                "description": "RFC 6750 §3 challenge with RFC 9728 resource_metadata",
+                "description": "RFC 6750 §3 and RFC 9449 §7.1 challenges (Bearer, then DPoP with `algs`), the error in the scheme the request used; resource_metadata (RFC 9728) at the resource server",
                 "schema": {
                   "type": "string"
                 }
@@ -788,8 +835,20 @@ export const AUTHORIZATION_SERVER_OPENAPI: Pick<OpenAPIObject, 'tags' | 'paths' 
         ]
       },
       "post": {
-        "description": "200 on GET and POST. CORS: any origin, without credentials (`Access-Control-Allow-Origin: *`; preflight for GET, HEAD, POST with Authorization, Content-Type, MCP-Protocol-Version; WWW-Authenticate and Retry-After exposed).",
+        "description": "200 on GET and POST. A DPoP-bound access token is sent as `Authorization: DPoP <token>` with a DPoP proof (RFC 9449 §7), a Bearer one as `Authorization: Bearer <token>`. CORS: any origin, without credentials (`Access-Control-Allow-Origin: *`; preflight for GET, HEAD, POST with Authorization, Content-Type, MCP-Protocol-Version, DPoP; WWW-Authenticate, Retry-After and DPoP-Nonce exposed).",
         "operationId": "oauth_userinfo_post",
+        "parameters": [
+          {
+            "name": "DPoP",
+            "in": "header",
+            "description": "A DPoP proof (RFC 9449 §4): a JWT of `typ` dpop+jwt signed by the client’s key (alg one of dpop_signing_alg_values_supported, the public key in `jwk`), with `htm` this request’s method, `htu` this endpoint’s URL as the discovery document gives it, `iat` now, a fresh `jti`. With `Authorization: DPoP <token>` only: `ath` the base64url SHA-256 of the access token, signed by the key the token is bound to; each proof is accepted once",
+            "required": false,
+            "schema": {
+              "type": "string",
+              "pattern": "^[\\w-]+\\.[\\w-]+\\.[\\w-]+$"
+            }
+          }
+        ],
         "responses": {
           "200": {
             "description": "Claims, by the scopes granted",
@@ -811,10 +870,10 @@ export const AUTHORIZATION_SERVER_OPENAPI: Pick<OpenAPIObject, 'tags' | 'paths' 
             }
           },
           "401": {
-            "description": "No token (`WWW-Authenticate: Bearer scope=\"…\", resource_metadata=\"…\"`), or an invalid, expired or revoked one (`error=\"invalid_token\"`)",
+            "description": "No token (`WWW-Authenticate: Bearer …, DPoP algs=\"…\"`: a challenge per scheme), an invalid, expired or revoked one (`error=\"invalid_token\"`: also a DPoP-bound token sent as Bearer, or a proof by another key than the token’s), or a refused DPoP proof (`error=\"invalid_dpop_proof\"` in the DPoP challenge)",
             "headers": {
               "WWW-Authenticate": {
-                "description": "RFC 6750 §3 challenge with RFC 9728 resource_metadata",
+                "description": "RFC 6750 §3 and RFC 9449 §7.1 challenges (Bearer, then DPoP with `algs`), the error in the scheme the request used; resource_metadata (RFC 9728) at the resource server",
                 "schema": {
                   "type": "string"
                 }
@@ -879,7 +938,7 @@ export const AUTHORIZATION_SERVER_OPENAPI: Pick<OpenAPIObject, 'tags' | 'paths' 
         "properties": {
           "error": {
             "type": "string",
-            "description": "An error code: invalid_request, invalid_client, invalid_grant, unauthorized_client, unsupported_grant_type, invalid_scope, invalid_target (RFC 8707), invalid_redirect_uri and invalid_client_metadata (RFC 7591), invalid_token and insufficient_scope (RFC 6750), access_denied, server_error, temporarily_unavailable, too_many_requests (a request rate limit, with Retry-After), and for the API not_found, conflict.",
+            "description": "An error code: invalid_request, invalid_client, invalid_grant, unauthorized_client, unsupported_grant_type, invalid_scope, invalid_target (RFC 8707), invalid_redirect_uri and invalid_client_metadata (RFC 7591), invalid_token and insufficient_scope (RFC 6750), access_denied, invalid_dpop_proof and use_dpop_nonce (RFC 9449: a refused DPoP proof; a proof without the server nonce, which comes in DPoP-Nonce), server_error, temporarily_unavailable, too_many_requests (a request rate limit, with Retry-After), and for the API not_found, conflict.",
             "example": "invalid_request"
           },
           "error_description": {
@@ -961,6 +1020,11 @@ export const AUTHORIZATION_SERVER_OPENAPI: Pick<OpenAPIObject, 'tags' | 'paths' 
             "type": "string",
             "description": "Space-separated scopes: the default of authorization requests that send no scope (RFC 6749 §3.3), not a limit (a client may ask for more later; the user’s consent decides). Without it, such requests ask for the least-privilege default `openid profile`. `offline_access` is accepted.",
             "example": "openid profile courses:read"
+          },
+          "dpop_bound_access_tokens": {
+            "type": "boolean",
+            "default": false,
+            "description": "RFC 9449 §5.2: true makes DPoP mandatory for this client: a token request without a DPoP proof is refused (`invalid_dpop_proof`), so every access token is DPoP-bound"
           }
         }
       },
@@ -1048,6 +1112,10 @@ export const AUTHORIZATION_SERVER_OPENAPI: Pick<OpenAPIObject, 'tags' | 'paths' 
           "scope": {
             "type": "string",
             "description": "The registered default scope; absent when none was registered"
+          },
+          "dpop_bound_access_tokens": {
+            "type": "boolean",
+            "description": "RFC 9449 §5.2, as registered (false unless asked for)"
           }
         }
       },
@@ -1192,13 +1260,14 @@ export const AUTHORIZATION_SERVER_OPENAPI: Pick<OpenAPIObject, 'tags' | 'paths' 
         "properties": {
           "access_token": {
             "type": "string",
-            "description": "Send as `Authorization: Bearer <token>`"
+            "description": "Send as `Authorization: Bearer <token>`, or `Authorization: DPoP <token>` with a DPoP proof when token_type is DPoP"
           },
           "token_type": {
             "type": "string",
-            "description": "Always Bearer",
+            "description": "`DPoP` when the request carried a DPoP proof (RFC 9449 §5): the access token is bound to the proof’s key (and a public client’s refresh token too); else `Bearer`",
             "enum": [
-              "Bearer"
+              "Bearer",
+              "DPoP"
             ]
           },
           "expires_in": {
@@ -1338,11 +1407,26 @@ export const AUTHORIZATION_SERVER_OPENAPI: Pick<OpenAPIObject, 'tags' | 'paths' 
           },
           "token_type": {
             "type": "string",
-            "description": "Bearer for an access token; refresh_token when a client introspects its refresh token",
+            "description": "Bearer for an access token, DPoP for a DPoP-bound one (RFC 9449 §6.2); refresh_token when a client introspects its refresh token",
             "enum": [
               "Bearer",
+              "DPoP",
               "refresh_token"
             ]
+          },
+          "cnf": {
+            "type": "object",
+            "description": "RFC 9449 §6.2 confirmation: for a DPoP-bound token only",
+            "required": [
+              "jkt"
+            ],
+            "properties": {
+              "jkt": {
+                "type": "string",
+                "description": "The RFC 7638 SHA-256 thumbprint (base64url) of the key the token is bound to: a DPoP proof must be signed by it",
+                "pattern": "^[A-Za-z0-9_-]{43}$"
+              }
+            }
           },
           "school_id": {
             "type": "string",
@@ -1523,6 +1607,13 @@ export const AUTHORIZATION_SERVER_OPENAPI: Pick<OpenAPIObject, 'tags' | 'paths' 
             "type": "boolean",
             "description": "true: an https URL serving a client ID metadata document may be used as client_id without registration (CIMD_ENABLED)"
           },
+          "dpop_signing_alg_values_supported": {
+            "type": "array",
+            "description": "RFC 9449 §5.1: the JWS algorithms of DPoP proofs, asymmetric only: ES256, ES384, ES512, RS256, RS384, RS512, PS256, PS384, PS512, EdDSA, Ed25519",
+            "items": {
+              "type": "string"
+            }
+          },
           "service_documentation": {
             "type": "string",
             "description": "The authentication guide",
@@ -1616,10 +1707,10 @@ export const AUTHORIZATION_SERVER_OPENAPI: Pick<OpenAPIObject, 'tags' | 'paths' 
     },
     "responses": {
       "Unauthorized": {
-        "description": "No token (`WWW-Authenticate: Bearer scope=\"…\", resource_metadata=\"…\"`), or an invalid, expired or revoked one (`error=\"invalid_token\"`)",
+        "description": "No token (`WWW-Authenticate: Bearer …, DPoP algs=\"…\"`: a challenge per scheme), an invalid, expired or revoked one (`error=\"invalid_token\"`: also a DPoP-bound token sent as Bearer, or a proof by another key than the token’s), or a refused DPoP proof (`error=\"invalid_dpop_proof\"` in the DPoP challenge)",
         "headers": {
           "WWW-Authenticate": {
-            "description": "RFC 6750 §3 challenge with RFC 9728 resource_metadata",
+            "description": "RFC 6750 §3 and RFC 9449 §7.1 challenges (Bearer, then DPoP with `algs`), the error in the scheme the request used; resource_metadata (RFC 9728) at the resource server",
             "schema": {
               "type": "string"
             }
