@@ -17,6 +17,7 @@ import { hash } from '@node-rs/argon2';
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { BrowserLikeAgent } from '../../../../tools/test-support/browser-like-agent';
+import { describeIfPostgres } from '../../../../tools/test-support/real-services';
 import { type RunningPlatform, startPlatform } from '../support/platform-process';
 
 jest.setTimeout(900_000);
@@ -151,117 +152,120 @@ async function inParallel<T, R>(items: readonly T[], concurrency: number, work: 
   return results;
 }
 
-beforeAll(async () => {
-  authDatabase = await createAuthDatabase();
-  platform = await startPlatform({ ...PRODUCTION_LIMITS, AUTH_DATABASE_URL: authDatabase.url, GATEWAY_TRUST_PROXY: 'loopback' });
-  base = platform.baseUrl;
-});
-
-afterAll(async () => {
-  await platform?.stop();
-  await authDatabase?.drop();
-});
-
-describe('one hosted public client, many users, one egress address', () => {
-  let clientId: string;
-  let tokens: Tokens[];
-
+// Its users are added to an auth database of its own, on a real PostgreSQL.
+describeIfPostgres('hosted agents at the production limits', () => {
   beforeAll(async () => {
-    clientId = await registerPublicClient(EGRESS);
-    const emails = await createUsers(USERS, `hosted-${randomBytes(3).toString('hex')}`);
-    tokens = await inParallel(emails, 6, (email) => connect(clientId, email, EGRESS));
+    authDatabase = await createAuthDatabase();
+    platform = await startPlatform({ ...PRODUCTION_LIMITS, AUTH_DATABASE_URL: authDatabase.url, GATEWAY_TRUST_PROXY: 'loopback' });
+    base = platform.baseUrl;
   });
 
-  it(`${USERS} users refreshing within a minute from one address: all 200`, async () => {
-    const answers = await inParallel(tokens, 10, (held) => refresh(clientId, held.refresh_token, EGRESS));
-    expect(answers.map((answer) => answer.status)).toEqual(Array(USERS).fill(200));
-    tokens = answers.map((answer) => answer.json<Tokens>());
+  afterAll(async () => {
+    await platform?.stop();
+    await authDatabase?.drop();
   });
 
-  it('120 bad requests naming the client from another address: that address is limited, the client’s users are not', async () => {
-    const bad = await inParallel(Array.from({ length: 120 }), 4, () => refresh(clientId, randomBytes(32).toString('base64url'), ELSEWHERE));
-    const statuses = bad.map((answer) => answer.status);
-    expect(statuses.filter((status) => status === 429).length).toBeGreaterThanOrEqual(120 - 30 - 4);
-    expect(statuses.every((status) => status === 400 || status === 429)).toBe(true);
-    expect(bad.find((answer) => answer.status === 429)?.json()).toEqual({
-      error: 'too_many_requests',
-      error_description: expect.stringMatching(/^Too many requests to the token endpoint from this address after its failed requests; retry after \d+ seconds$/),
+  describe('one hosted public client, many users, one egress address', () => {
+    let clientId: string;
+    let tokens: Tokens[];
+
+    beforeAll(async () => {
+      clientId = await registerPublicClient(EGRESS);
+      const emails = await createUsers(USERS, `hosted-${randomBytes(3).toString('hex')}`);
+      tokens = await inParallel(emails, 6, (email) => connect(clientId, email, EGRESS));
     });
-    // Every user of the client, from the egress address: served.
-    const answers = await inParallel(tokens, 10, (held) => refresh(clientId, held.refresh_token, EGRESS));
-    expect(answers.map((answer) => answer.status)).toEqual(Array(USERS).fill(200));
-  });
-});
 
-describe('abuse is still limited (each fails with HARDENING_OFF=rate-limits)', () => {
-  it('one grant refreshing in a loop: refused after its 60 tokens a minute, before its token rotates', async () => {
-    const clientId = await registerPublicClient(freshAddress());
-    const [email] = await createUsers(1, `loop-${randomBytes(3).toString('hex')}`);
-    const from = freshAddress();
-    let held = await connect(clientId, email, from);
-    let served = 0;
-    let refused: Awaited<ReturnType<typeof refresh>> | undefined;
-    while (served < 70) {
-      const answer = await refresh(clientId, held.refresh_token, from);
-      if (answer.status !== 200) {
-        refused = answer;
-        break;
-      }
-      served++;
-      held = answer.json<Tokens>();
-    }
-    // The code exchange was the grant's first of 60; with Redis a success is counted as Redis
-    // answers, so one more may get through meanwhile.
-    expect(served).toBeGreaterThanOrEqual(59);
-    expect(served).toBeLessThanOrEqual(60);
-    expect(refused?.status).toBe(429);
-    expect(refused?.json()).toMatchObject({ error_description: expect.stringMatching(/^Too many requests to the token endpoint for this grant;/) });
-  });
+    it(`${USERS} users refreshing within a minute from one address: all 200`, async () => {
+      const answers = await inParallel(tokens, 10, (held) => refresh(clientId, held.refresh_token, EGRESS));
+      expect(answers.map((answer) => answer.status)).toEqual(Array(USERS).fill(200));
+      tokens = answers.map((answer) => answer.json<Tokens>());
+    });
 
-  it('one user over many grants: refused after their 300 tokens a minute', async () => {
-    const [email] = await createUsers(1, `hammer-${randomBytes(3).toString('hex')}`);
-    const grants: { clientId: string; held: Tokens }[] = [];
-    for (let i = 0; i < 6; i++) {
-      const clientId = await registerPublicClient(freshAddress());
-      grants.push({ clientId, held: await connect(clientId, email, freshAddress()) });
-    }
-    let served = 6;
-    let refused: Awaited<ReturnType<typeof refresh>> | undefined;
-    for (let i = 0; served < 330 && refused === undefined; i++) {
-      const grant = grants[i % grants.length];
-      const answer = await refresh(grant.clientId, grant.held.refresh_token, freshAddress());
-      if (answer.status === 200) {
-        served++;
-        grant.held = answer.json<Tokens>();
-      } else {
-        refused = answer;
-      }
-    }
-    expect(served).toBeGreaterThanOrEqual(300);
-    expect(served).toBeLessThanOrEqual(306);
-    expect(refused?.status).toBe(429);
-    expect(refused?.json()).toMatchObject({ error_description: expect.stringMatching(/^Too many requests to the token endpoint for this user;/) });
-  });
-
-  it('one address registering clients in bulk: refused after 30 an hour', async () => {
-    const from = freshAddress();
-    const statuses: number[] = [];
-    for (let i = 0; i < 31; i++) {
-      const response = await fetch(`${base}/api/oauth/register`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', 'x-forwarded-for': from },
-        body: JSON.stringify({ redirect_uris: [REDIRECT_URI] }),
+    it('120 bad requests naming the client from another address: that address is limited, the client’s users are not', async () => {
+      const bad = await inParallel(Array.from({ length: 120 }), 4, () => refresh(clientId, randomBytes(32).toString('base64url'), ELSEWHERE));
+      const statuses = bad.map((answer) => answer.status);
+      expect(statuses.filter((status) => status === 429).length).toBeGreaterThanOrEqual(120 - 30 - 4);
+      expect(statuses.every((status) => status === 400 || status === 429)).toBe(true);
+      expect(bad.find((answer) => answer.status === 429)?.json()).toEqual({
+        error: 'too_many_requests',
+        error_description: expect.stringMatching(/^Too many requests to the token endpoint from this address after its failed requests; retry after \d+ seconds$/),
       });
-      statuses.push(response.status);
-    }
-    expect(statuses).toEqual([...Array(30).fill(201), 429]);
+      // Every user of the client, from the egress address: served.
+      const answers = await inParallel(tokens, 10, (held) => refresh(clientId, held.refresh_token, EGRESS));
+      expect(answers.map((answer) => answer.status)).toEqual(Array(USERS).fill(200));
+    });
   });
 
-  it('one address guessing refresh tokens: refused after 30 failures a minute, and guesses of any client count', async () => {
-    const clients = [await registerPublicClient(freshAddress()), await registerPublicClient(freshAddress())];
-    const from = freshAddress();
-    const statuses: number[] = [];
-    for (let i = 0; i < 31; i++) statuses.push((await refresh(clients[i % 2], randomBytes(32).toString('base64url'), from)).status);
-    expect(statuses).toEqual([...Array(30).fill(400), 429]);
+  describe('abuse is still limited (each fails with HARDENING_OFF=rate-limits)', () => {
+    it('one grant refreshing in a loop: refused after its 60 tokens a minute, before its token rotates', async () => {
+      const clientId = await registerPublicClient(freshAddress());
+      const [email] = await createUsers(1, `loop-${randomBytes(3).toString('hex')}`);
+      const from = freshAddress();
+      let held = await connect(clientId, email, from);
+      let served = 0;
+      let refused: Awaited<ReturnType<typeof refresh>> | undefined;
+      while (served < 70) {
+        const answer = await refresh(clientId, held.refresh_token, from);
+        if (answer.status !== 200) {
+          refused = answer;
+          break;
+        }
+        served++;
+        held = answer.json<Tokens>();
+      }
+      // The code exchange was the grant's first of 60; with Redis a success is counted as Redis
+      // answers, so one more may get through meanwhile.
+      expect(served).toBeGreaterThanOrEqual(59);
+      expect(served).toBeLessThanOrEqual(60);
+      expect(refused?.status).toBe(429);
+      expect(refused?.json()).toMatchObject({ error_description: expect.stringMatching(/^Too many requests to the token endpoint for this grant;/) });
+    });
+
+    it('one user over many grants: refused after their 300 tokens a minute', async () => {
+      const [email] = await createUsers(1, `hammer-${randomBytes(3).toString('hex')}`);
+      const grants: { clientId: string; held: Tokens }[] = [];
+      for (let i = 0; i < 6; i++) {
+        const clientId = await registerPublicClient(freshAddress());
+        grants.push({ clientId, held: await connect(clientId, email, freshAddress()) });
+      }
+      let served = 6;
+      let refused: Awaited<ReturnType<typeof refresh>> | undefined;
+      for (let i = 0; served < 330 && refused === undefined; i++) {
+        const grant = grants[i % grants.length];
+        const answer = await refresh(grant.clientId, grant.held.refresh_token, freshAddress());
+        if (answer.status === 200) {
+          served++;
+          grant.held = answer.json<Tokens>();
+        } else {
+          refused = answer;
+        }
+      }
+      expect(served).toBeGreaterThanOrEqual(300);
+      expect(served).toBeLessThanOrEqual(306);
+      expect(refused?.status).toBe(429);
+      expect(refused?.json()).toMatchObject({ error_description: expect.stringMatching(/^Too many requests to the token endpoint for this user;/) });
+    });
+
+    it('one address registering clients in bulk: refused after 30 an hour', async () => {
+      const from = freshAddress();
+      const statuses: number[] = [];
+      for (let i = 0; i < 31; i++) {
+        const response = await fetch(`${base}/api/oauth/register`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'x-forwarded-for': from },
+          body: JSON.stringify({ redirect_uris: [REDIRECT_URI] }),
+        });
+        statuses.push(response.status);
+      }
+      expect(statuses).toEqual([...Array(30).fill(201), 429]);
+    });
+
+    it('one address guessing refresh tokens: refused after 30 failures a minute, and guesses of any client count', async () => {
+      const clients = [await registerPublicClient(freshAddress()), await registerPublicClient(freshAddress())];
+      const from = freshAddress();
+      const statuses: number[] = [];
+      for (let i = 0; i < 31; i++) statuses.push((await refresh(clients[i % 2], randomBytes(32).toString('base64url'), from)).status);
+      expect(statuses).toEqual([...Array(30).fill(400), 429]);
+    });
   });
 });
