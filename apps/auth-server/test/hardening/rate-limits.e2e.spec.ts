@@ -362,7 +362,11 @@ describe('switched off (RATE_LIMITS_ENABLED=false)', () => {
 
   it('lets every registration through', async () => {
     const ip = address();
-    for (let i = 0; i < 6; i++) await registerClient(server.url, {}, from(ip));
+    const statuses: number[] = [];
+    for (let i = 0; i < 6; i++) {
+      statuses.push((await post(`${server.url}/api/oauth/register`, { json: { redirect_uris: [REDIRECT_URI] } }, from(ip))).status);
+    }
+    expect(statuses).toEqual(Array(6).fill(201));
   });
 });
 
