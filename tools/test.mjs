@@ -10,7 +10,7 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 function describeMode() {
   const postgres = process.env.DATABASE_URL
     ? `real PostgreSQL (DATABASE_URL=${redact(process.env.DATABASE_URL)})`
-    : 'embedded PostgreSQL (PGlite, in memory; set DATABASE_URL for a real server)';
+    : 'embedded PostgreSQL (PGlite, one per suite, started from a copy of a migrated data directory; set DATABASE_URL for a real server)';
   const redis = process.env.REDIS_URL
     ? `real Redis (REDIS_URL=${redact(process.env.REDIS_URL)})`
     : 'no Redis: in-process event bus, Redis-only suites skipped (set REDIS_URL)';
