@@ -2,17 +2,14 @@ import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { databaseErrorClassifier } from '@platform/database-errors';
 import { createEventBus } from '@platform/event-bus';
 import { registerErrorClassifier } from '@platform/oauth-errors';
-import { completeServiceApp, createServiceApp, directRoute, listenService, registerCors, serveDirectly, type ServiceAppOptions } from '@platform/service-runtime';
+import { completeServiceApp, createServiceApp, listenService, registerCors, type ServiceAppOptions } from '@platform/service-runtime';
 import { DemoSeeder } from './accounts/demo-seeder';
 import { registerAuthServerLimits } from './accounts/rate-limits';
 import { AppModule } from './app.module';
 import { registerAuthorizePlugins } from './authorize/plugins';
 import type { AuthConfig } from './config/auth-config';
 import { corsOptionsFor } from './cors/cors-policy';
-import { IntrospectionController } from './introspection/introspection.controller';
 import { AuthMetrics } from './observability/auth-metrics';
-import { RevocationController } from './revocation/revocation.controller';
-import { TokenController } from './token/token.controller';
 
 /** What a caller (main.ts, a test) may choose: the event bus, the log level, where logs go. */
 export type AuthServerOptions = ServiceAppOptions;
@@ -43,13 +40,6 @@ export async function createAuthServer(
   await registerCors(app, { delegator: (request, callback) => callback(null, corsOptionsFor(request.url)) });
   await registerAuthorizePlugins(app.getHttpAdapter().getInstance());
   await registerAuthServerLimits(app, config);
-  // The machine-to-machine endpoints, the busiest of the service: their controllers answer
-  // without Nest's per-request pipeline (libs/service-runtime direct-routes.ts).
-  serveDirectly(app, [
-    directRoute(TokenController, 'token'),
-    directRoute(IntrospectionController, 'introspect'),
-    directRoute(RevocationController, 'revoke'),
-  ]);
   await completeServiceApp(app, options.eventBus ? undefined : eventBus);
   if (config.seedDemoData) await app.get(DemoSeeder).seed();
   return app;

@@ -1,6 +1,5 @@
 export { completeServiceApp, createServiceApp, listenService, type ServiceAppDefinition, type ServiceAppOptions } from './service-app';
 export { registerCors } from './cors';
-export { type DirectRoute, directRoute, serveDirectly } from './direct-routes';
 export { runService, type ServiceProcess } from './run-service';
 export { closeService, type ClosingOptions } from './closing';
 export { INPUT_LIMITS } from './input-limits';
