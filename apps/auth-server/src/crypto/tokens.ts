@@ -1,29 +1,9 @@
-import { randomFillSync, timingSafeEqual } from 'node:crypto';
+import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { accessTokenKey } from '@platform/contracts';
-
-/**
- * Bytes of the CSPRNG, drawn 8 KB at a time and each handed out once, as Node's own
- * randomUUID() pools its entropy: a randomBytes() call is a call into OpenSSL plus a getpid(2)
- * (its fork check), ~2.5 µs where a draw from the pool is ~0.15 µs, and a token request draws
- * twice (issue 12). A worker thread loads this module anew (a pool of its own), and cluster
- * processes are new processes, never forks of this one: no two pools hold the same bytes.
- */
-const randomPool = { bytes: Buffer.allocUnsafe(8192), offset: 8192 };
-
-/** `size` fresh random bytes as base64url (the pool's bytes are encoded before anyone else draws). */
-function randomBase64url(size: number): string {
-  if (randomPool.offset + size > randomPool.bytes.length) {
-    randomFillSync(randomPool.bytes);
-    randomPool.offset = 0;
-  }
-  const start = randomPool.offset;
-  randomPool.offset += size;
-  return randomPool.bytes.toString('base64url', start, start + size);
-}
 
 /** 256 bits from the CSPRNG, base64url: access and refresh tokens, codes, secrets, session ids. */
 export function generateOpaqueToken(): string {
-  return randomBase64url(32);
+  return randomBytes(32).toString('base64url');
 }
 
 /**
@@ -33,7 +13,7 @@ export function generateOpaqueToken(): string {
  */
 export function generateClientId(): string {
   for (;;) {
-    const id = randomBase64url(16);
+    const id = randomBytes(16).toString('base64url');
     if (!id.startsWith('-')) return id;
   }
 }
