@@ -7,15 +7,6 @@ import { toErrorDescription } from './error-description';
  * never returned.
  */
 export abstract class OAuthError extends Error {
-  /**
-   * Whether construction captures a stack trace. An expected error (a wrong secret, an expired
-   * token, a missing scope) is an answer, not a fault: its stack names nothing worth reading and
-   * capturing it cost ~15 µs of CPU per refused request. Only ServerError, thrown for a condition
-   * nobody expected, keeps one; an unexpected Error that toOAuthError turns into a server_error
-   * keeps its own stack, which the exception filter logs.
-   */
-  static readonly capturesStack: boolean = false;
-
   abstract readonly error: string;
   abstract readonly status: number;
   /** Extra response headers, e.g. WWW-Authenticate or Retry-After. */
@@ -32,11 +23,7 @@ export abstract class OAuthError extends Error {
     readonly internalDetail?: string,
   ) {
     const safe = toErrorDescription(description);
-    // Error.stackTraceLimit is read once, when the Error constructor runs: 0 skips the capture.
-    const stackTraceLimit = Error.stackTraceLimit;
-    if (!new.target.capturesStack) Error.stackTraceLimit = 0;
     super(safe);
-    Error.stackTraceLimit = stackTraceLimit;
     this.description = safe;
     this.name = new.target.name;
   }
@@ -213,7 +200,6 @@ export class TooManyRequestsError extends OAuthError {
 }
 
 export class ServerError extends OAuthError {
-  static override readonly capturesStack: boolean = true;
   readonly error = 'server_error';
   readonly status = 500;
   constructor(internalDetail?: string) {
