@@ -17,6 +17,9 @@
 //                        'cycle'  round-robin (items may repeat)
 //                        'chain'  each connection takes an item, then uses the `chainField` of
 //                                 each JSON response as its next item (a refresh token chain)
+//                      json: true  each line is a JSON object whose fields fill {item.NAME}
+//                                 placeholders: several fresh values per request (a code in the body
+//                                 and a DPoP proof in a header)
 //   chainField        e.g. "refresh_token"
 //   collect           { field, file, stopAfter }          keep this field of every 2xx JSON response
 //   connections, duration (s), timeout (s)
@@ -36,7 +39,8 @@ const spec = JSON.parse(readFileSync(process.argv[2], 'utf8'));
 const say = (object) => process.stdout.write(`${JSON.stringify(object)}\n`);
 
 // ---- items ---------------------------------------------------------------------------------
-const items = spec.items ? readFileSync(spec.items.file, 'utf8').split('\n').filter(Boolean) : [];
+const lines = spec.items ? readFileSync(spec.items.file, 'utf8').split('\n').filter(Boolean) : [];
+const items = spec.items?.json ? lines.map((line) => JSON.parse(line)) : lines;
 const mode = spec.items?.mode;
 let nextItem = 0;
 let exhausted = false;
@@ -54,7 +58,14 @@ function takeItem() {
 
 function withItem(item) {
   const base = spec.request;
-  const fill = (text) => (typeof text === 'string' && item !== undefined ? text.replaceAll('{item}', item) : text);
+  const fill = (text) => {
+    if (typeof text !== 'string' || item === undefined) return text;
+    if (typeof item === 'string') return text.replaceAll('{item}', item);
+    return text.replace(/\{item\.([\w-]+)\}/g, (_, name) => {
+      if (typeof item[name] !== 'string') throw new Error(`items: no string field ${name} in an item`);
+      return item[name];
+    });
+  };
   const headers = {};
   for (const [name, value] of Object.entries(base.headers ?? {})) headers[name] = fill(value);
   return { method: base.method ?? 'GET', path: fill(base.path ?? '/'), headers, body: fill(base.body) };

@@ -357,6 +357,12 @@ async function dpopBoundToken(ctx) {
   return ctx.dpopBound;
 }
 
+/** The bench client's DPoP key for token requests (ES256), made once per run. */
+async function dpopKey(ctx) {
+  ctx.dpopKey ??= generateKeyPair('ES256').then(async ({ privateKey, publicKey }) => ({ privateKey, jwk: await exportJWK(publicKey) }));
+  return ctx.dpopKey;
+}
+
 /** `count` proofs of `bound.key` for one method and URL, each its own jti (and ath when a token is bound). */
 function dpopProofs(bound, count, htm, htu) {
   const ath = bound.accessToken === undefined ? {} : { ath: createHash('sha256').update(bound.accessToken).digest('base64url') };
@@ -576,6 +582,26 @@ const CASES = [
         request: codeRequest(ctx),
         items: { file: itemsFile(ctx, 'codes', list), mode: 'once' },
         expect: { status: [200], bodyIncludes: '"access_token"' },
+      };
+    },
+  },
+  {
+    id: 'token-code-dpop',
+    title:
+      'auth server, token endpoint: authorization code exchange with a DPoP proof per request (its signature checked, its jti recorded in PostgreSQL, the tokens bound), codes and proofs prepared before',
+    service: 'auth',
+    pool: true,
+    spec: async (ctx, seconds, _round, warmup) => {
+      const list = await codes(ctx, poolSize(ctx, 'token-code-dpop', seconds, warmup));
+      // Signed after the codes, just before the run: each proof is single use and accepted for
+      // DPOP_PROOF_MAX_AGE_SECONDS (60 s) after its iat, longer than a run with its start.
+      const proofs = await dpopProofs({ key: await dpopKey(ctx) }, list.length, 'POST', `${ctx.platform.urls.gateway}/api/oauth/token`);
+      const request = codeRequest(ctx);
+      return {
+        target: ctx.platform.urls.auth,
+        request: { ...request, headers: { ...request.headers, dpop: '{item.proof}' }, body: request.body.replace('{item}', '{item.code}') },
+        items: { file: itemsFile(ctx, 'dpop-codes', list.map((code, i) => JSON.stringify({ code, proof: proofs[i] }))), mode: 'once', json: true },
+        expect: { status: [200], bodyIncludes: '"token_type":"DPoP"' },
       };
     },
   },
@@ -824,6 +850,10 @@ function analyse(ctx, suites, cases) {
   if (has('token-code', 'op-client-credentials')) {
     const s = perRound((r) => r['token-code'].rps / r['op-client-credentials'].rps);
     targets.push({ id: 'code-vs-op', target: 'code exchange req/s ÷ oidc-provider client_credentials req/s', measured: fmtSummary(s, 2, '×'), goal: '≥ 0.5×', result: verdict(s, (v) => v >= 0.5), value: s });
+  }
+  if (has('token-code', 'token-code-dpop')) {
+    const s = perRound((r) => perRequest(r['token-code-dpop'], 'auth') / perRequest(r['token-code'], 'auth'));
+    targets.push({ id: 'token-dpop-vs-bearer', target: 'code exchange with a DPoP proof ÷ without: authorization-server CPU per request', measured: fmtSummary(s, 2, '×'), goal: 'reported', result: s.n === 0 ? 'n/a' : 'reported', value: s });
   }
   if (has('token-code-paced')) {
     const s = perRound((r) => r['token-code-paced'].latencyMs.p99);
