@@ -10,6 +10,8 @@ import { baseUrl } from './support/platform';
 jest.setTimeout(60_000);
 
 const metadataUrl = () => `${baseUrl()}/.well-known/oauth-protected-resource`;
+/** The DPoP challenge's algs (RFC 9449 §7.1), offered beside Bearer on every 401. */
+const ALGS = 'ES256 ES384 ES512 RS256 RS384 RS512 PS256 PS384 PS512 EdDSA Ed25519';
 
 async function api(path: string, token?: string, init: RequestInit = {}) {
   const response = await fetch(`${baseUrl()}/api/v1${path}`, {
@@ -59,14 +61,16 @@ describe('scopes on the API', () => {
       body: JSON.stringify({ name: 'Nobody', email: 'nobody@example.test' }),
     });
     expect(response.status).toBe(401);
-    expect(response.challenge).toBe(`Bearer scope="students:write", resource_metadata="${metadataUrl()}"`);
+    expect(response.challenge).toBe(
+      `Bearer scope="students:write", resource_metadata="${metadataUrl()}", DPoP scope="students:write", resource_metadata="${metadataUrl()}", algs="${ALGS}"`,
+    );
   });
 
   it('answers a bad token with 401 invalid_token and the exact challenge', async () => {
     const response = await api('/students', 'not-a-real-token-0123456789abcdef');
     expect(response.status).toBe(401);
     expect(response.challenge).toBe(
-      `Bearer error="invalid_token", error_description="The access token is invalid, expired or revoked", resource_metadata="${metadataUrl()}"`,
+      `Bearer error="invalid_token", error_description="The access token is invalid, expired or revoked", resource_metadata="${metadataUrl()}", DPoP resource_metadata="${metadataUrl()}", algs="${ALGS}"`,
     );
     expect(response.body).toEqual({ error: 'invalid_token', error_description: 'The access token is invalid, expired or revoked' });
   });

@@ -86,9 +86,14 @@ export class BearerScopeGuard extends AuthGuard([DPOP_STRATEGY, BEARER_STRATEGY]
 
   /** The anonymous caller, or the holder of a valid token with every scope the route requires. */
   private async callerOf(context: ExecutionContext, request: GuardedRequest, rule: RouteRule, required: readonly string[]): Promise<AuthPrincipal> {
-    if (hasQueryToken(request.query)) {
-      // Only the header method is supported (bearer_methods_supported: ["header"]); passport-http-bearer would take it.
+    // Only the header method is supported (bearer_methods_supported: ["header"]): passport-http-bearer
+    // would also take an access_token from the query (RFC 6750 §2.3) or the body (§2.2), even
+    // beside an Authorization header of another scheme.
+    if (hasTokenParameter(request.query)) {
       throw new InvalidRequestError('Send the access token in the Authorization header, not in the URL');
+    }
+    if (hasTokenParameter(request.body)) {
+      throw new InvalidRequestError('Send the access token in the Authorization header, not in the body');
     }
     if (request.headers['authorization'] === undefined) {
       if (rule.anonymous) return ANONYMOUS;
@@ -161,6 +166,6 @@ export class BearerScopeGuard extends AuthGuard([DPOP_STRATEGY, BEARER_STRATEGY]
   }
 }
 
-function hasQueryToken(query: unknown): boolean {
-  return typeof query === 'object' && query !== null && 'access_token' in query;
+function hasTokenParameter(parameters: unknown): boolean {
+  return typeof parameters === 'object' && parameters !== null && 'access_token' in parameters;
 }

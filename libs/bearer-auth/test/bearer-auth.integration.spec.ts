@@ -81,10 +81,15 @@ async function startApp(options: Partial<BearerAuthOptions> & Pick<BearerAuthOpt
   return { app, url: `http://127.0.0.1:${address.port}`, close: () => app.close() };
 }
 
-async function call(harness: Harness, path: string, init: { method?: string; token?: string; headers?: Record<string, string> } = {}) {
+async function call(harness: Harness, path: string, init: { method?: string; token?: string; headers?: Record<string, string>; json?: unknown } = {}) {
   const response = await fetch(`${harness.url}${path}`, {
     method: init.method ?? 'GET',
-    headers: { ...(init.token ? { authorization: `Bearer ${init.token}` } : {}), ...init.headers },
+    headers: {
+      ...(init.token ? { authorization: `Bearer ${init.token}` } : {}),
+      ...(init.json === undefined ? {} : { 'content-type': 'application/json' }),
+      ...init.headers,
+    },
+    body: init.json === undefined ? undefined : JSON.stringify(init.json),
   });
   return { status: response.status, challenge: response.headers.get('www-authenticate'), body: (await response.json()) as Record<string, unknown> };
 }
@@ -185,6 +190,13 @@ describe('the guard, with the in-process cache', () => {
     const response = await call(harness, '/students?access_token=abc');
     expect(response.status).toBe(400);
     expect(response.body['error']).toBe('invalid_request');
+  });
+
+  it('refuses a valid token sent in the body, beside a header of another scheme (RFC 6750 §2.2 is not supported)', async () => {
+    stub.tokens.set('in-body', { scope: 'students:read students:write' });
+    const response = await call(harness, '/students', { method: 'POST', headers: { authorization: 'Basic dXNlcjpwdw==' }, json: { access_token: 'in-body' } });
+    expect(response.status).toBe(400);
+    expect(response.body).toEqual({ error: 'invalid_request', error_description: 'Send the access token in the Authorization header, not in the body' });
   });
 
   it('challenges another authentication scheme', async () => {

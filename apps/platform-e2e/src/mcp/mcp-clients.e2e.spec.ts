@@ -23,6 +23,8 @@ jest.setTimeout(120_000);
 
 const mcpUrl = () => new URL(`${baseUrl()}/mcp`);
 const metadataUrl = () => `${baseUrl()}/.well-known/oauth-protected-resource/mcp`;
+/** The DPoP challenge's algs (RFC 9449 §7.1), offered beside Bearer on every 401. */
+const ALGS = 'ES256 ES384 ES512 RS256 RS384 RS512 PS256 PS384 PS512 EdDSA Ed25519';
 const CATALOG_TOOLS = ['list_courses', 'search_courses', 'get_course', 'list_lecturers', 'list_events', 'list_membership_plans', 'list_digital_products', 'get_school_profile'];
 const PRIVATE_TOOLS = ['list_students', 'get_student', 'list_student_enrollments', 'list_members', 'list_orders', 'list_security_events', 'revenue_report', 'enrollments_report', 'top_courses', 'list_coupons', 'create_coupon', 'create_course', 'update_course', 'add_section', 'add_lesson', 'create_event', 'create_post'];
 const couponCode = (prefix: string) => `${prefix}${Date.now().toString(36).toUpperCase()}`.slice(0, 32);
@@ -64,7 +66,7 @@ describe('/mcp refusals through the origin', () => {
     const response = await toolsList({ authorization: 'Bearer nope' });
     expect(response.status).toBe(401);
     expect(response.headers.get('www-authenticate')).toBe(
-      `Bearer error="invalid_token", error_description="The access token is invalid, expired or revoked", resource_metadata="${metadataUrl()}"`,
+      `Bearer error="invalid_token", error_description="The access token is invalid, expired or revoked", resource_metadata="${metadataUrl()}", DPoP resource_metadata="${metadataUrl()}", algs="${ALGS}"`,
     );
   });
 
@@ -75,7 +77,9 @@ describe('/mcp refusals through the origin', () => {
   it('a private tool without a token: 401 naming its scope, no OAuth error code, a JSON-RPC error body (RFC 6750 §3.1)', async () => {
     const response = await post({ jsonrpc: '2.0', id: 4, method: 'tools/call', params: { name: 'list_orders', arguments: {} } });
     expect(response.status).toBe(401);
-    expect(response.headers.get('www-authenticate')).toBe(`Bearer scope="orders:read", resource_metadata="${metadataUrl()}"`);
+    expect(response.headers.get('www-authenticate')).toBe(
+      `Bearer scope="orders:read", resource_metadata="${metadataUrl()}", DPoP scope="orders:read", resource_metadata="${metadataUrl()}", algs="${ALGS}"`,
+    );
     expect(await response.json()).toEqual({ jsonrpc: '2.0', error: { code: -32000, message: 'The tool list_orders needs an access token with scope orders:read' }, id: 4 });
   });
 
