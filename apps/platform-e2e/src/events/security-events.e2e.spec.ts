@@ -1,0 +1,155 @@
+/**
+ * Security events through the origin (issue 31): what the authorization server records reaches
+ * the resource server's audit log and the school owner's webhooks. An app signs in as the demo
+ * owner, is approved and exchanges its code; the sign-in, the consent and the tokens issued show
+ * up in GET /api/v1/audit-log for the owner (and for no other school's owner) and are delivered,
+ * signed, to the owner's endpoint subscribed to those types.
+ *
+ * Like webhooks.e2e.spec.ts, this suite starts its own platform (the launcher of `npm start`)
+ * with the test-only switches a loopback receiver needs, refused in production.
+ */
+import { randomBytes } from 'node:crypto';
+import * as oidc from 'openid-client';
+import { createTestTls, type TestTls } from '../../../../tools/test-support/test-tls';
+import { OTHER, obtainTokens, registerClient } from '../support/oauth-client';
+import { startPlatform, type RunningPlatform } from '../support/platform-process';
+import { WebhookReceiver } from './webhook-receiver';
+
+// The recipe docs/events.md gives integrators (Node, node:crypto only).
+// eslint-disable-next-line @nx/enforce-module-boundaries
+const { verifyWebhook } = require('../../../resource-server/src/webhooks/verify-webhook.example.cjs') as {
+  verifyWebhook: (secret: string, headers: Record<string, unknown>, rawBody: string) => unknown;
+};
+
+jest.setTimeout(240_000);
+
+const SUBSCRIBED = ['auth.sign_in.succeeded', 'auth.consent.granted', 'auth.token.issued'];
+
+let tls: TestTls;
+let receiver: WebhookReceiver;
+let platform: RunningPlatform;
+let origin: string;
+let sharedBaseUrl: string | undefined;
+
+beforeAll(async () => {
+  tls = createTestTls(['127.0.0.1']);
+  receiver = await new WebhookReceiver(tls).start();
+  platform = await startPlatform({
+    WEBHOOK_SECRETS_KEY: randomBytes(32).toString('base64'),
+    WEBHOOK_ALLOW_SPECIAL_USE_HOSTS: 'true',
+    WEBHOOK_EXTRA_CA_FILE: tls.caFile,
+    WEBHOOK_POLL_INTERVAL_MS: '200',
+    SECURITY_EVENTS_RELAY_INTERVAL_MS: '200',
+  });
+  origin = platform.baseUrl;
+  // The OAuth helpers talk to E2E_BASE_URL: this suite's platform while it runs.
+  sharedBaseUrl = process.env['E2E_BASE_URL'];
+  process.env['E2E_BASE_URL'] = origin;
+});
+
+afterAll(async () => {
+  if (sharedBaseUrl === undefined) delete process.env['E2E_BASE_URL'];
+  else process.env['E2E_BASE_URL'] = sharedBaseUrl;
+  await platform?.stop();
+  await receiver?.stop();
+  tls?.cleanup();
+});
+
+async function api(path: string, token: string, init: { method?: string; body?: unknown } = {}) {
+  const response = await fetch(`${origin}/api/v1${path}`, {
+    method: init.method ?? 'GET',
+    headers: { authorization: `Bearer ${token}`, ...(init.body === undefined ? {} : { 'content-type': 'application/json' }) },
+    body: init.body === undefined ? undefined : JSON.stringify(init.body),
+  });
+  const text = await response.text();
+  return { status: response.status, body: (text ? JSON.parse(text) : {}) as Record<string, unknown> };
+}
+
+/** Polls until `condition` holds (the relay and the deliveries are asynchronous); fails after `deadlineMs`. */
+async function eventually(condition: () => boolean | Promise<boolean>, what: string, deadlineMs = 30_000): Promise<void> {
+  const deadline = Date.now() + deadlineMs;
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error(`not within ${deadlineMs} ms: ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+interface AuditEntry {
+  id: string;
+  type: string;
+  school_id: string | null;
+  actor: { type: string; id: string | null };
+  subject: { type: string; id: string } | null;
+  client_id: string | null;
+  address: string | null;
+  request_id: string | null;
+  outcome: string;
+  data: Record<string, unknown>;
+}
+
+describe('security events through the origin', () => {
+  it('a sign-in, a consent and a token exchange reach the owner’s audit log and webhook, and no other school', async () => {
+    const ownerApp: oidc.Configuration = await registerClient('security events e2e: owner console');
+    const owner = (await obtainTokens(ownerApp, 'webhooks:write audit_log:read')).access_token;
+    const otherOwner = (await obtainTokens(ownerApp, 'audit_log:read', OTHER)).access_token;
+
+    const path = `/security/${randomBytes(4).toString('hex')}`;
+    const subscription = await api('/webhooks', owner, { method: 'POST', body: { url: receiver.endpoint(path), event_types: SUBSCRIBED } });
+    expect(subscription.status).toBe(201);
+    const secret = subscription.body['secret'] as string;
+
+    // The flow under test, after the subscription: a new app signs in as the owner.
+    const app: oidc.Configuration = await registerClient('security events e2e: the app');
+    const appId = app.clientMetadata().client_id;
+    await obtainTokens(app, 'openid courses:read');
+
+    let entries: AuditEntry[] = [];
+    await eventually(async () => {
+      const page = await api(`/audit-log?client_id=${encodeURIComponent(appId)}`, owner);
+      entries = (page.body['data'] as AuditEntry[] | undefined) ?? [];
+      return SUBSCRIBED.every((type) => entries.some((entry) => entry.type === type));
+    }, 'the sign-in, the consent and the tokens in the audit log');
+    const byType = (type: string) => entries.find((entry) => entry.type === type) as AuditEntry;
+    expect(byType('auth.sign_in.succeeded')).toMatchObject({
+      school_id: 'demo-school',
+      actor: { type: 'user', id: expect.any(String) },
+      client_id: appId,
+      address: expect.any(String),
+      request_id: expect.any(String),
+      outcome: 'success',
+      data: { method: 'password' },
+    });
+    const consent = byType('auth.consent.granted');
+    expect(consent).toMatchObject({
+      school_id: 'demo-school',
+      actor: byType('auth.sign_in.succeeded').actor,
+      subject: { type: 'grant', id: expect.any(String) },
+      client_id: appId,
+      data: { scope: 'openid courses:read', resource: origin, approval: 'form' },
+    });
+    expect(byType('auth.token.issued')).toMatchObject({
+      school_id: 'demo-school',
+      actor: { type: 'client', id: appId },
+      subject: consent.subject,
+      client_id: appId,
+      data: { grant_type: 'authorization_code', scope: 'openid courses:read', resource: origin },
+    });
+    // Never a secret, a code or a token, under any name (a key naming one; the sign-in's method is the value "password").
+    expect(JSON.stringify(entries)).not.toMatch(/"\w*(password|secret|code|token|assertion|cookie|verifier)":/i);
+
+    await eventually(
+      () => SUBSCRIBED.every((type) => receiver.to(path).some((delivery) => JSON.parse(delivery.rawBody).type === type && JSON.parse(delivery.rawBody).client_id === appId)),
+      'the three events delivered to the subscribed endpoint',
+    );
+    for (const delivery of receiver.to(path)) {
+      const event = verifyWebhook(secret, delivery.headers, delivery.rawBody) as AuditEntry;
+      expect(SUBSCRIBED).toContain(event.type);
+      expect(event.school_id).toBe('demo-school');
+      expect(delivery.headers['webhook-id']).toBe(event.id);
+    }
+
+    // Another school's owner: none of it.
+    const other = await api(`/audit-log?client_id=${encodeURIComponent(appId)}`, otherOwner);
+    expect(other).toEqual({ status: 200, body: { data: [], next_cursor: null } });
+  });
+});
