@@ -151,6 +151,21 @@ describe('DpopProofVerifier', () => {
     expect((await refusal(verifier().verify({ proof: jwt, method: 'POST', url: URL_ }))).internalDetail).toMatch(/signature/);
   });
 
+  it('checks every signature when the key was seen before: a second proof of that key passes, a forged one does not', async () => {
+    const verifying = verifier();
+    await verifying.verify({ proof: await proof(), method: 'POST', url: URL_ });
+    await expect(verifying.verify({ proof: await proof(), method: 'POST', url: URL_ })).resolves.toMatchObject({
+      jkt: await calculateJwkThumbprint(es256.publicJwk, 'sha256'),
+    });
+    const forged = await proof({ key: { privateKey: other.privateKey, publicJwk: es256.publicJwk } });
+    expect((await refusal(verifying.verify({ proof: forged, method: 'POST', url: URL_ }))).internalDetail).toMatch(/signature/);
+  });
+
+  it('refuses a jwk that names no key (no thumbprint can be made of it)', async () => {
+    const jwt = await proof({ jwk: { kty: 'EC', crv: 'P-256' } });
+    expect((await refusal(verifier().verify({ proof: jwt, method: 'POST', url: URL_ }))).description).toBe('The DPoP proof jwk is not a usable public key');
+  });
+
   it.each([['jti'], ['htm'], ['htu'], ['iat']])('refuses a proof without %s', async (claim) => {
     const jwt = await proof({ claims: { [claim]: undefined } });
     await refusal(verifier().verify({ proof: jwt, method: 'POST', url: URL_ }));

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import { calculateJwkThumbprint, decodeProtectedHeader, EmbeddedJWK, jwtVerify, type JWK, type JWTPayload } from 'jose';
+import { calculateJwkThumbprint, decodeProtectedHeader, importJWK, jwtVerify, type JWK, type JWTPayload } from 'jose';
+import { LRUCache } from 'lru-cache';
 import { InvalidDpopProofError, UseDpopNonceError } from '@platform/oauth-errors';
 import { DPOP_SIGNING_ALGORITHMS } from './algorithms';
 import type { DpopNonces } from './dpop-nonces';
@@ -48,6 +49,10 @@ const MAX_JTI_LENGTH = 256;
 const COMPACT_JWS = /^[\w-]+\.[\w-]+\.[\w-]+$/;
 /** §4.3 check 6: the jwk "does not contain a private key": the private members of RFC 7518 §6, and k. */
 const PRIVATE_KEY_MEMBERS = ['d', 'p', 'q', 'dp', 'dq', 'qi', 'oth', 'k'] as const;
+/** Clients' public keys, imported once: a client signs every proof of a session with one key. */
+const IMPORTED_KEYS = 1_000;
+
+type VerificationKey = Awaited<ReturnType<typeof importJWK>>;
 
 /** Checks a DPoP proof (RFC 9449 §4.3); throws InvalidDpopProofError / UseDpopNonceError. */
 export class DpopProofVerifier {
@@ -57,6 +62,12 @@ export class DpopProofVerifier {
   private readonly replay: DpopReplayGuard;
   private readonly nonces: DpopNonces | undefined;
   private readonly clock: () => number;
+  /**
+   * Imported public keys by RFC 7638 thumbprint and alg. Importing a JWK costs several times the
+   * signature check itself; the thumbprint covers every member the import reads, and private
+   * keys never get here (embeddedPublicJwk refuses them first).
+   */
+  private readonly keys = new LRUCache<string, VerificationKey>({ max: IMPORTED_KEYS });
 
   constructor(options: DpopProofVerifierOptions) {
     const algorithms = options.algorithms ?? DPOP_SIGNING_ALGORITHMS;
@@ -74,7 +85,8 @@ export class DpopProofVerifier {
   async verify(request: DpopProofRequest): Promise<VerifiedDpopProof> {
     const proof = singleProof(request.proof);
     const jwk = embeddedPublicJwk(proof);
-    const { payload } = await this.verifySignature(proof);
+    const jkt = await thumbprintOf(jwk);
+    const { payload } = await this.verifySignature(proof, jwk, jkt);
     const claims = requiredClaims(payload);
 
     // §4.3 check 8: "The htm claim matches the HTTP method of the current request."
@@ -104,7 +116,6 @@ export class DpopProofVerifier {
       }
     }
 
-    const jkt = await calculateJwkThumbprint(jwk, 'sha256');
     // §4.3 check 12 / §11.1: the jti is single use within the window its iat is accepted in. Last, so
     // that a proof refused for any other reason does not use up its jti.
     const expiresAt = new Date((claims.iat + this.maxAgeSeconds + 1) * 1000);
@@ -114,11 +125,11 @@ export class DpopProofVerifier {
     return { jkt, jti: claims.jti, iat: claims.iat };
   }
 
-  private async verifySignature(proof: string) {
+  private async verifySignature(proof: string, jwk: JWK, jkt: string) {
     try {
       // §4.3 checks 4, 5, 7: typ is dpop+jwt; alg is an allowed asymmetric one; the signature
       // verifies with the public key in the jwk header.
-      return await jwtVerify(proof, EmbeddedJWK, {
+      return await jwtVerify(proof, (header) => this.keyOf(jwk, jkt, header.alg), {
         typ: 'dpop+jwt',
         algorithms: this.algorithms,
         currentDate: new Date(this.clock()),
@@ -126,6 +137,17 @@ export class DpopProofVerifier {
     } catch (error) {
       throw refuse('The DPoP proof is invalid', error instanceof Error ? error.message : String(error));
     }
+  }
+
+  /** The jwk header's key, imported for alg (jwtVerify has checked alg against the allow-list before it asks). */
+  private async keyOf(jwk: JWK, jkt: string, alg: string): Promise<VerificationKey> {
+    const id = `${jkt}.${alg}`;
+    let key = this.keys.get(id);
+    if (key === undefined) {
+      key = await importJWK(jwk, alg);
+      this.keys.set(id, key);
+    }
+    return key;
   }
 }
 
@@ -176,6 +198,15 @@ function requiredClaims(payload: JWTPayload): ProofClaims {
   if (typeof htu !== 'string' || htu.length === 0) throw refuse('The DPoP proof needs an htu');
   if (typeof iat !== 'number' || !Number.isFinite(iat)) throw refuse('The DPoP proof needs an iat');
   return { jti, htm, htu, iat };
+}
+
+/** The RFC 7638 SHA-256 thumbprint of the proof's key; a jwk without the members it needs is no key. */
+async function thumbprintOf(jwk: JWK): Promise<string> {
+  try {
+    return await calculateJwkThumbprint(jwk, 'sha256');
+  } catch (error) {
+    throw refuse('The DPoP proof jwk is not a usable public key', error instanceof Error ? error.message : undefined);
+  }
 }
 
 /** The proof's jti scoped to its key, hashed: a bounded, opaque key for any store. */
