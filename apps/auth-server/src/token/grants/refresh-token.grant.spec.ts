@@ -13,6 +13,7 @@ import { TokenEndpointMetrics } from '../token-endpoint-metrics';
 import type { IssuedGrant, NewTokens, RefreshTokenRow } from '../token-rows';
 import { RefreshTokenGrant } from './refresh-token.grant';
 import type { PresentedRefreshToken, RefreshTokenStorage } from './refresh-token.storage';
+import type { IssuingRequest } from '../../security-events/token-issued-event';
 import { UnmatchedGrantError } from './unmatched-grant.error';
 
 /**
@@ -94,9 +95,12 @@ function setup(answers: StorageAnswers, grantConfiguration = config) {
   const presented: PresentedRefreshToken[] = [];
   /** The new tokens each storage step was asked to store. */
   const stored: NewTokens[] = [];
+  /** The issuing requests each storage step was given (their auth.token.issued events). */
+  const requests: IssuingRequest[] = [];
   const storage: RefreshTokenStorage = {
-    async rotateRefreshToken(token, tokens) {
+    async rotateRefreshToken(token, tokens, request) {
       calls.push(`rotate ${token.requested ? token.requested.scope : 'null'}`);
+      requests.push(request);
       presented.push(token);
       stored.push(tokens);
       return answers.rotates ? issuedGrant(token.requested?.scope ?? answers.stored?.scope ?? FULL) : null;
@@ -105,7 +109,8 @@ function setup(answers: StorageAnswers, grantConfiguration = config) {
       calls.push('findRefreshToken');
       return answers.stored;
     },
-    async issueInGrant(grantId, scopes, tokens) {
+    async issueInGrant(grantId, scopes, tokens, request) {
+      requests.push(request);
       stored.push(tokens);
       calls.push(`issueInGrant ${grantId} refresh:${scopes.refresh} access:${scopes.access}`);
       return answers.grantAlive === false ? null : issuedGrant(scopes.access);
@@ -113,8 +118,9 @@ function setup(answers: StorageAnswers, grantConfiguration = config) {
   };
   const metrics = new TokenEndpointMetrics();
   const limits = new TokenEndpointLimits(new MemoryRateLimitStore(), grantConfiguration, metrics);
-  const grant = new RefreshTokenGrant(grantConfiguration, storage, tokenIssuerOver(grantConfiguration), recordingRevoker(calls), limits, metrics, new Clock());
-  return { grant, calls, presented, stored };
+  const revoker = recordingRevoker(calls);
+  const grant = new RefreshTokenGrant(grantConfiguration, storage, tokenIssuerOver(grantConfiguration), revoker, limits, metrics, new Clock());
+  return { grant, calls, presented, stored, requests, revoker };
 }
 
 interface Case {
@@ -390,6 +396,36 @@ describe('RefreshTokenGrant (RFC 6749 §6, RFC 9700 §4.14.2 rotation with a reu
       expect(response.refresh_token).not.toBe(TOKEN);
     }
     expect(calls).toEqual(expected.calls);
+  });
+});
+
+describe('RefreshTokenGrant: the security events it hands to storage', () => {
+  it('a rotation and a reuse-window sibling pair name the request as refresh_token issues', async () => {
+    const rotation = setup(ROTATES);
+    await rotation.grant.handle(client(), FormParams.from({ refresh_token: TOKEN }), { address: ADDRESS, dpopJkt: null, origin: ORIGIN });
+    const sibling = setup(STATE(storedToken({ rotatedAt: secondsAgo(2) })));
+    await sibling.grant.handle(client(), FormParams.from({ refresh_token: TOKEN }), { address: ADDRESS, dpopJkt: null, origin: ORIGIN });
+    expect([...rotation.requests, ...sibling.requests]).toEqual([
+      { grantType: 'refresh_token', ...ORIGIN },
+      { grantType: 'refresh_token', ...ORIGIN },
+      { grantType: 'refresh_token', ...ORIGIN },
+    ]);
+  });
+
+  it('reuse revokes the grant with its auth.refresh_token.reuse_detected event (the grant, its user and school, the caller’s address)', async () => {
+    const { grant, revoker } = setup(STATE(storedToken({ rotatedAt: secondsAgo(7200), rotationAddressTag: ROTATED_HERE })));
+    const revokeGrant = jest.spyOn(revoker, 'revokeGrant');
+    await expect(grant.handle(client(), FormParams.from({ refresh_token: TOKEN }), { address: ELSEWHERE, dpopJkt: null, origin: ORIGIN })).rejects.toThrow(InvalidGrantError);
+    expect(revokeGrant).toHaveBeenCalledWith('grant-1', 'refresh_token_reuse', {
+      type: 'auth.refresh_token.reuse_detected',
+      schoolId: 'school-1',
+      actor: { type: 'client', id: 'client-a' },
+      subject: { type: 'grant', id: 'grant-1' },
+      clientId: 'client-a',
+      address: ORIGIN.address,
+      outcome: 'failure',
+      data: { grant_ended: true, user_id: 'user-1' },
+    });
   });
 });
 
