@@ -25,7 +25,7 @@ import { rssBytes, smapsBreakdown } from './lib/system.mjs';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '../..');
 const TARGET_MB = 600;
-/** The services' quiet time before their idle release (IDLE_RELEASE_AFTER_MS, libs/observability/src/idle-memory-release.ts). */
+/** The services' quiet time before their idle release (IDLE_RELEASE_AFTER_MS, libs/lifecycle/src/idle-memory-release.ts). */
 const IDLE_RELEASE_AFTER_MS = 10_000;
 const START_TIMEOUT_MS = 10 * 60_000; // a cold `nx build` on a busy 2-core machine
 const STOP_TIMEOUT_MS = 30_000;
@@ -226,7 +226,7 @@ async function main() {
     const processes = measure(launcher.pid);
     const { totalBytes, totalPssBytes, verdict } = report(processes, counts);
     // Beside the target, not instead of it: what the platform holds once the services have been
-    // quiet long enough for their idle release (libs/observability, releaseMemoryWhenIdle).
+    // quiet long enough for their idle release (libs/lifecycle, releaseMemoryWhenIdle).
     await sleep(IDLE_RELEASE_AFTER_MS * 1.5 + 1_000);
     const atRest = measure(launcher.pid);
     const atRestTotal = atRest.reduce((sum, p) => sum + p.rssBytes, 0);

@@ -65,7 +65,7 @@ const LOG_FORMAT: HandVariable = {
   values: 'one of `auto`, `json`, `pretty`',
   description: '`auto`: readable lines when stdout is a terminal, JSON lines otherwise; `json` or `pretty` decides. Checked when the first logger is made.',
   after: 'LOG_LEVEL',
-  readIn: 'libs/observability/src/log-format.ts',
+  readIn: 'libs/logging/src/log-format.ts',
 };
 
 const NOT_TRUE_IN_PRODUCTION: ProductionRule = { refused: 'true', note: 'not `true` (`1`) in production' };

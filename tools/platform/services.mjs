@@ -59,7 +59,7 @@ export function portOf(service, env = process.env) {
  */
 /*
  * --expose-gc: for the one collection a service runs of its own, once it has been quiet for 10 s
- * after serving requests (libs/observability, releaseMemoryWhenIdle): V8's last-resort GC, which
+ * after serving requests (libs/lifecycle, releaseMemoryWhenIdle): V8's last-resort GC, which
  * gives the young generation and pooled pages back (the auth server after the bench's load: ~350 MB,
  * 105 MB of it the empty young generation, kept until the next GC, which an idle process never
  * runs). Without the flag a service never forces a GC.

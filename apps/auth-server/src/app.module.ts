@@ -1,6 +1,6 @@
 import { type DynamicModule, Global, Module } from '@nestjs/common';
 import { EVENT_BUS, type EventBus } from '@platform/event-bus';
-import type { LoggingOptions } from '@platform/observability';
+import type { LoggingOptions } from '@platform/logging';
 import { AccountsModule } from './accounts/accounts.module';
 import { AuthorizeModule } from './authorize/authorize.module';
 import { ClientAuthModule } from './client-auth/client-auth.module';

@@ -49,7 +49,8 @@ describe('malformed requests', () => {
       headers: { authorization: 'Bearer abcdefghijklmnopqrstuvwxyz0123456789' },
     });
     expect(response.headers.get('www-authenticate')).toBe(
-      'Bearer error="invalid_token", error_description="The access token is invalid, expired or revoked"',
+      // RFC 9449 §7.1: the DPoP scheme is offered beside Bearer, the error in the scheme the request used.
+      'Bearer error="invalid_token", error_description="The access token is invalid, expired or revoked", DPoP algs="ES256 ES384 ES512 RS256 RS384 RS512 PS256 PS384 PS512 EdDSA Ed25519"',
     );
   });
 });

@@ -1,11 +1,4 @@
-import {
-  envProblems,
-  hostEnv,
-  type LogLevel,
-  operationsEnv,
-  portEnv,
-  trustedProxyListSchema,
-} from '@platform/observability';
+import { envProblems, hostEnv, type LogLevel, operationsEnv, portEnv, trustedProxyListSchema } from '@platform/operations-config';
 import { SERVICE_BODY_LIMITS, type ServiceName, uploadMaxBytesEnv } from '@platform/route-table';
 import { z } from 'zod';
 
@@ -72,7 +65,7 @@ const publicOriginSchema = unsetWhenEmpty(
 
 /**
  * GATEWAY_TRUST_PROXY: false (default), true, or the proxies' addresses, read as TRUSTED_PROXIES
- * in the services (from @platform/observability: @platform/rate-limits would bring Redis into
+ * in the services (from @platform/operations-config: @platform/rate-limits would bring Redis into
  * the gateway).
  */
 const trustProxySchema = unsetWhenEmpty(

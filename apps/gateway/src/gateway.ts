@@ -1,13 +1,6 @@
-import {
-  closeConnectionsWhenIdle,
-  describeRelease,
-  fastifyLoggerOptions,
-  genReqId,
-  type LogLevel,
-  pathOf,
-  releaseMemoryWhenIdle,
-  requestLogLevel,
-} from '@platform/observability';
+import { closeConnectionsWhenIdle, describeRelease, releaseMemoryWhenIdle } from '@platform/lifecycle';
+import { fastifyLoggerOptions, genReqId, pathOf, requestLogLevel } from '@platform/logging';
+import { type LogLevel } from '@platform/operations-config';
 import { frameworkErrorOptions } from '@platform/oauth-errors';
 import { DEFAULT_UPLOAD_MAX_BYTES, GATEWAY_PATHS, SERVICE_BODY_LIMITS, SERVICES, serviceFor, serviceProbeFor, type ServiceName, UPLOAD_PATH } from '@platform/route-table';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest, LogController } from 'fastify';

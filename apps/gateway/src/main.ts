@@ -1,4 +1,4 @@
-import { armShutdownDeadline, beginClosing } from '@platform/observability';
+import { armShutdownDeadline, beginClosing } from '@platform/lifecycle';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { loadGatewayConfig } from './config';
 import { createGateway } from './gateway';

@@ -1,4 +1,4 @@
-import { isClosing } from '@platform/observability';
+import { isClosing } from '@platform/lifecycle';
 import { GATEWAY_PATHS, SERVICE_PROBES, SERVICES, type ServiceName } from '@platform/route-table';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { toGatewayError } from './upstream-error';

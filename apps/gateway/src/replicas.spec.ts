@@ -5,7 +5,7 @@
  * would answer). Each request is balanced on its own; a replica that appears gets requests at
  * the next refresh; one that refuses connections or goes away costs no request.
  */
-import { beginClosing, closeConnectionsWhenIdle } from '@platform/observability';
+import { beginClosing, closeConnectionsWhenIdle } from '@platform/lifecycle';
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { AddressInfo } from 'node:net';
 import { Agent, fetch } from 'undici';

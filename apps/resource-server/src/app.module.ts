@@ -1,7 +1,7 @@
 import { type DynamicModule, Global, Module } from '@nestjs/common';
 import { BearerAuthModule } from '@platform/bearer-auth';
 import { EVENT_BUS, type EventBus } from '@platform/event-bus';
-import type { LoggingOptions } from '@platform/observability';
+import type { LoggingOptions } from '@platform/logging';
 import { originDpopNonces } from './config/dpop-nonces';
 import { RESOURCE_CONFIG, type ResourceConfig } from './config/resource-config';
 import { AccountModule } from './account/account.module';

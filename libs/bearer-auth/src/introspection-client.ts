@@ -1,5 +1,5 @@
 import type { IntrospectionResponse } from '@platform/contracts';
-import { currentRequestId, REQUEST_ID_HEADER } from '@platform/observability';
+import { currentRequestId, REQUEST_ID_HEADER } from '@platform/logging';
 import { TemporarilyUnavailableError } from '@platform/oauth-errors';
 import type { ResolvedBearerAuthOptions } from './options';
 

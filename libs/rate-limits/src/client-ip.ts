@@ -1,4 +1,4 @@
-import { trustedProxyListSchema, validateTrustedProxies } from '@platform/observability';
+import { trustedProxyListSchema, validateTrustedProxies } from '@platform/operations-config';
 import { isIP } from 'node:net';
 import { z } from 'zod';
 
@@ -7,7 +7,7 @@ export { validateTrustedProxies };
 /**
  * TRUSTED_PROXIES, the one schema both services read it with: comma-separated IPs, CIDR ranges
  * or proxy-addr keywords (default `loopback`: the gateway of `npm start`), checked as the
- * gateway's GATEWAY_TRUST_PROXY list is (libs/observability). It becomes Fastify's
+ * gateway's GATEWAY_TRUST_PROXY list is (libs/operations-config). It becomes Fastify's
  * `trustProxy`, so request.ip is the client the gateway saw.
  */
 export const trustedProxiesSchema = z.string().default('loopback').pipe(trustedProxyListSchema);

@@ -94,3 +94,5 @@ export function serviceFor(target: string): ServiceName {
   const pathname = target.split('?', 1)[0];
   return ROUTES.find((route) => matches(route, pathname))?.service ?? DEFAULT_SERVICE;
 }
+
+export { isOperationalPath, OPERATIONAL_PATHS } from './operational-paths';

@@ -1,6 +1,6 @@
 import { Logger } from '@nestjs/common';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { armShutdownDeadline, beginClosing, type ShutdownLogger } from '@platform/observability';
+import { armShutdownDeadline, beginClosing, type ShutdownLogger } from '@platform/lifecycle';
 import { setTimeout as sleep } from 'node:timers/promises';
 
 export interface ClosingOptions {

@@ -7,7 +7,8 @@
 import { Body, Controller, type DynamicModule, Get, Ip, Module, Post, Query, Req } from '@nestjs/common';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { LocalEventBus } from '@platform/event-bus';
-import { nestLoggerParams, REQUEST_LOGGING, requestLogging, ServiceMetrics } from '@platform/observability';
+import { nestLoggerParams, REQUEST_LOGGING, requestLogging } from '@platform/logging';
+import { ServiceMetrics } from '@platform/metrics';
 import { SERVICE_BODY_LIMITS } from '@platform/route-table';
 import type { FastifyRequest } from 'fastify';
 import { LoggerModule, PinoLogger } from 'nestjs-pino';

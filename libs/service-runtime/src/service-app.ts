@@ -3,20 +3,10 @@ import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { EventBus } from '@platform/event-bus';
 import { frameworkErrorOptions, OAuthExceptionFilter } from '@platform/oauth-errors';
-import {
-  closeConnectionsWhenIdle,
-  describeRelease,
-  echoRequestId,
-  genReqId,
-  instrumentHttp,
-  type LoggingOptions,
-  type LogLevel,
-  pinoLevelOf,
-  releaseMemoryWhenIdle,
-  REQUEST_LOGGING,
-  requestLoggingHook,
-  type ServiceMetrics,
-} from '@platform/observability';
+import { closeConnectionsWhenIdle, describeRelease, releaseMemoryWhenIdle } from '@platform/lifecycle';
+import { echoRequestId, genReqId, type LoggingOptions, REQUEST_LOGGING, requestLoggingHook } from '@platform/logging';
+import { instrumentHttp, type ServiceMetrics } from '@platform/metrics';
+import { type LogLevel, pinoLevelOf } from '@platform/operations-config';
 import { SERVICE_BODY_LIMITS, type ServiceName } from '@platform/route-table';
 import { Logger } from 'nestjs-pino';
 import type { DestinationStream } from 'pino';

@@ -6,7 +6,7 @@
  * Run: `npx jiti tools/bench/micro/measure-metrics.ts`.
  */
 import { Histogram, Registry } from 'prom-client';
-import { ServiceMetrics } from '../../../libs/observability/src/metrics';
+import { ServiceMetrics } from '../../../libs/metrics/src/metrics';
 
 const N = 500_000;
 const ROUTES = ['/api/oauth/token', '/api/oauth/introspect', '/api/v1/courses', '/api/v1/students/:studentId'];

@@ -8,7 +8,7 @@ import { IncomingMessage, ServerResponse } from 'node:http';
 import { Socket } from 'node:net';
 import pino from 'pino';
 import { pinoHttp, type Options } from 'pino-http';
-import { baseLoggerOptions, requestLogging } from '../../../libs/observability/src/http-logging';
+import { baseLoggerOptions, requestLogging } from '../../../libs/logging/src/http-logging';
 
 const N = 50_000;
 const sink = { write: (_chunk: string) => undefined };

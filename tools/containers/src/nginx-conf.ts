@@ -481,7 +481,7 @@ export function renderNginxConf(options: NginxConfOptions = COMPOSE_NGINX_OPTION
     // with a body would be refused mid-upload (a 502); here it is a JSON 431.
     '  large_client_header_buffers 1 15k;',
     '',
-    // requestIdFrom (libs/observability): a sane incoming id is kept, anything else replaced
+    // requestIdFrom (libs/logging): a sane incoming id is kept, anything else replaced
     // by a fresh one in the UUID layout the services mint.
     '  map $request_id $platform_minted_request_id {',
     '    "~^(.{8})(.{4})(.{4})(.{4})(.{12})$" "$1-$2-$3-$4-$5";',

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { GATEWAY_PATHS } from '@platform/route-table';
+import { GATEWAY_PATHS, OPERATIONAL_PATHS } from '@platform/route-table';
 import type { Env, Instruction } from 'dockerfile-ast';
 import type { z } from 'zod';
 
@@ -19,7 +19,8 @@ type CimdConfigModule = typeof import('../../../apps/auth-server/src/client-meta
 type ResourceConfigModule = typeof import('../../../apps/resource-server/src/config/resource-config');
 type PricingModule = typeof import('../../../apps/resource-server/src/documents/pricing');
 type GatewayConfigModule = typeof import('../../../apps/gateway/src/config');
-type ObservabilityModule = typeof import('../../../libs/observability/src');
+type LoggingModule = typeof import('../../../libs/logging/src');
+type OperationsConfigModule = typeof import('../../../libs/operations-config/src');
 type ContainerAppsModule = typeof import('../../containers/src/apps');
 type DockerfileRulesModule = typeof import('../../containers/src/dockerfile-rules');
 type ComposeRulesModule = typeof import('../../containers/src/compose-rules');
@@ -126,22 +127,23 @@ export function loadPlatformDefinitions(): PlatformDefinitions {
   const resource = loadWorkspaceModule<ResourceConfigModule>('apps/resource-server/src/config/resource-config');
   const pricing = loadWorkspaceModule<PricingModule>('apps/resource-server/src/documents/pricing');
   const gateway = loadWorkspaceModule<GatewayConfigModule>('apps/gateway/src/config');
-  const observability = loadWorkspaceModule<ObservabilityModule>('libs/observability/src');
+  const logging = loadWorkspaceModule<LoggingModule>('libs/logging/src');
+  const operations = loadWorkspaceModule<OperationsConfigModule>('libs/operations-config/src');
   const { APP_IMAGES, MIGRATE_DOCKERFILE } = loadWorkspaceModule<ContainerAppsModule>('tools/containers/src/apps');
   const dockerfileRules = loadWorkspaceModule<DockerfileRulesModule>('tools/containers/src/dockerfile-rules');
   const { APP_MEMORY_FLOOR_MIB } = loadWorkspaceModule<ComposeRulesModule>('tools/containers/src/compose-rules');
   const { COMPOSE_NGINX_OPTIONS } = loadWorkspaceModule<NginxConfModule>('tools/containers/src/nginx-conf');
   const migrate = loadWorkspaceModule<MigrateModule>('tools/containers/migrate.cjs');
 
-  // LOG_FORMAT is read by every Node service's logger (libs/observability log-format.ts), outside the schemas.
+  // LOG_FORMAT is read by every Node service's logger (libs/logging log-format.ts), outside the schemas.
   const logFormat: Extra = {
     name: 'LOG_FORMAT',
-    valueProblem: (value) => ((observability.LOG_FORMATS as readonly string[]).includes(value) ? undefined : `expected one of ${observability.LOG_FORMATS.join(', ')}`),
+    valueProblem: (value) => ((logging.LOG_FORMATS as readonly string[]).includes(value) ? undefined : `expected one of ${logging.LOG_FORMATS.join(', ')}`),
   };
   const pricingFile: Extra = { name: pricing.PRICING_FILE_ENV, valueProblem: (value) => (value ? undefined : 'expected a file path') };
 
-  const shutdownTimeoutMs = (env: Record<string, string>) => observability.operationsEnv.SHUTDOWN_TIMEOUT_MS.parse(env['SHUTDOWN_TIMEOUT_MS']);
-  const shutdownDrainMs = (env: Record<string, string>) => observability.operationsEnv.SHUTDOWN_DRAIN_MS.parse(env['SHUTDOWN_DRAIN_MS']);
+  const shutdownTimeoutMs = (env: Record<string, string>) => operations.operationsEnv.SHUTDOWN_TIMEOUT_MS.parse(env['SHUTDOWN_TIMEOUT_MS']);
+  const shutdownDrainMs = (env: Record<string, string>) => operations.operationsEnv.SHUTDOWN_DRAIN_MS.parse(env['SHUTDOWN_DRAIN_MS']);
   const upstreamRefreshMs = (env: Record<string, string>) => gateway.EnvSchema.shape.GATEWAY_DNS_REFRESH_MS.parse(env['GATEWAY_DNS_REFRESH_MS']);
 
   const nodeService = (
@@ -162,8 +164,8 @@ export function loadPlatformDefinitions(): PlatformDefinitions {
       valueProblem: (name, value) => extras.find((extra) => extra.name === name)?.valueProblem(value) ?? reader.valueProblem(name, value),
       configProblem: problemOfLoading(load),
       port: { variable: spec.portVariable, fallback: spec.port },
-      probes: image === 'gateway' ? { liveness: GATEWAY_PATHS.liveness, readiness: GATEWAY_PATHS.readiness } : { liveness: observability.OPERATIONAL_PATHS.liveness, readiness: observability.OPERATIONAL_PATHS.readiness },
-      ...(metrics ? { metricsPath: observability.OPERATIONAL_PATHS.metrics } : {}),
+      probes: image === 'gateway' ? { liveness: GATEWAY_PATHS.liveness, readiness: GATEWAY_PATHS.readiness } : { liveness: OPERATIONAL_PATHS.liveness, readiness: OPERATIONAL_PATHS.readiness },
+      ...(metrics ? { metricsPath: OPERATIONAL_PATHS.metrics } : {}),
       shutdownTimeoutMs,
       shutdownDrainMs,
       ...(image === 'gateway' ? { upstreamRefreshMs } : {}),

@@ -6,7 +6,7 @@
 import { Global, Module } from '@nestjs/common';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { Test } from '@nestjs/testing';
-import { DEFAULT_OPERATIONS } from '@platform/observability';
+import { DEFAULT_OPERATIONS } from '@platform/operations-config';
 import { EVENT_BUS, LocalEventBus } from '@platform/event-bus';
 import { createHash } from 'node:crypto';
 import { createTestDatabase, type TestDatabase } from '../../../../tools/test-support/test-database';
@@ -14,6 +14,7 @@ import { AccountsModule } from '../accounts/accounts.module';
 import { DemoSeeder } from '../accounts/demo-seeder';
 import { AUTH_CONFIG, type AuthConfig } from '../config/auth-config';
 import { loadLimitsConfig } from '../config/limits-config';
+import { loadSecurityEventsConfig } from '../security-events/security-events-config';
 import { hashToken } from '../crypto/tokens';
 import { DatabaseModule } from '../database/database.module';
 import { RevocationTrust } from '../events/revocation-trust';
@@ -58,6 +59,7 @@ function configFor(url: string, poolSize: number): AuthConfig {
     limits: loadLimitsConfig({ RATE_LIMITS_ENABLED: 'false', MAINTENANCE_ENABLED: 'false' }),
     cimd: loadCimdConfig({}),
     dpop: { proofMaxAgeSeconds: 60 },
+    securityEvents: loadSecurityEventsConfig({ SECURITY_EVENTS_RELAY_ENABLED: 'false' }, 'http://127.0.0.1:9'),
   };
 }
 

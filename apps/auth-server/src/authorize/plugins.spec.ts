@@ -6,7 +6,8 @@
 import { Controller, type DynamicModule, Get, Module, Post, Res } from '@nestjs/common';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { OAUTH_PATHS } from '@platform/contracts';
-import { nestLoggerParams, REQUEST_LOGGING, requestLogging, ServiceMetrics } from '@platform/observability';
+import { nestLoggerParams, REQUEST_LOGGING, requestLogging } from '@platform/logging';
+import { ServiceMetrics } from '@platform/metrics';
 import { completeServiceApp, createServiceApp, STRICT_TRANSPORT_SECURITY } from '@platform/service-runtime';
 import type { FastifyReply } from 'fastify';
 import { LoggerModule } from 'nestjs-pino';

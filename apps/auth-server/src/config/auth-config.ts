@@ -1,5 +1,5 @@
 import { introspectionClientEnv, productionIntrospectionSecretProblem, withoutTrailingSlashes } from '@platform/contracts';
-import { envProblems, hostEnv, operationsConfig, operationsEnv, type OperationsConfig, portEnv } from '@platform/observability';
+import { envProblems, hostEnv, operationsConfig, operationsEnv, type OperationsConfig, portEnv } from '@platform/operations-config';
 import { z } from 'zod';
 import { ConfigError } from './config-error';
 import { type CimdConfig, loadCimdConfig } from '../client-metadata-documents/cimd-config';

@@ -1,4 +1,4 @@
-import { envProblems } from '@platform/observability';
+import { envProblems } from '@platform/operations-config';
 import { type Limit, type OAuthRateLimits, trustedProxiesSchema } from '@platform/rate-limits';
 import { z } from 'zod';
 import { ConfigError } from './config-error';

@@ -1,7 +1,7 @@
 import { Controller } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import { HealthCheckService } from '@nestjs/terminus';
-import { ProbesController } from '@platform/observability';
+import { ProbesController } from '@platform/health';
 import { Readiness } from './readiness';
 
 @Controller()

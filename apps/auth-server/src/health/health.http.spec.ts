@@ -1,6 +1,6 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { LocalEventBus } from '@platform/event-bus';
-import { beginClosing } from '@platform/observability';
+import { beginClosing } from '@platform/lifecycle';
 import { PrivateRedis } from '../../../../tools/test-support/private-redis';
 import { createServer, type Server, type Socket } from 'node:net';
 import { startTestAuthServer, type TestAuthServer } from '../../test/support/test-auth-server';

@@ -1,6 +1,6 @@
 import { Inject, Injectable, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
 import type { HealthIndicatorFunction } from '@nestjs/terminus';
-import { ReadinessProbes, RedisPing } from '@platform/observability';
+import { ReadinessProbes, RedisPing } from '@platform/health';
 import { AUTH_CONFIG, type AuthConfig } from '../config/auth-config';
 import { PrismaService } from '../database/prisma.service';
 

@@ -1,5 +1,5 @@
 import type { TokenRevokedEvent } from '@platform/contracts';
-import { ServiceMetrics } from '@platform/observability';
+import { ServiceMetrics } from '@platform/metrics';
 import { Counter } from 'prom-client';
 import { SUPPORTED_GRANT_TYPES } from '../token/grants/supported-grant-types';
 

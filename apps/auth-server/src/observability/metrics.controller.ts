@@ -1,5 +1,6 @@
 import { Controller, Get, Header } from '@nestjs/common';
-import { METRICS_CONTENT_TYPE, OPERATIONAL_PATHS } from '@platform/observability';
+import { METRICS_CONTENT_TYPE } from '@platform/metrics';
+import { OPERATIONAL_PATHS } from '@platform/route-table';
 import { AuthMetrics } from './auth-metrics';
 
 /** Scraped on the service's own port; the gateway answers 404 for /metrics on the public origin. */

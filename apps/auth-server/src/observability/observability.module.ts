@@ -1,6 +1,6 @@
 import { type DynamicModule, Global, Module } from '@nestjs/common';
 import { OAUTH_PATHS } from '@platform/contracts';
-import { type LoggingOptions, nestLoggerParams, REQUEST_LOGGING, requestLogging } from '@platform/observability';
+import { type LoggingOptions, nestLoggerParams, REQUEST_LOGGING, requestLogging } from '@platform/logging';
 import { LoggerModule } from 'nestjs-pino';
 import { AuthMetrics } from './auth-metrics';
 import { MetricsController } from './metrics.controller';

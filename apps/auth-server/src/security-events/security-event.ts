@@ -1,5 +1,5 @@
 import { EVENT_ACTOR_TYPES, newEventId, type SecurityEvent, type SecurityEventType } from '@platform/contracts';
-import { currentRequestId } from '@platform/observability';
+import { currentRequestId } from '@platform/logging';
 
 export type ActorType = (typeof EVENT_ACTOR_TYPES)[number];
 

@@ -1,5 +1,5 @@
 import { SECURITY_EVENTS_INGEST_PATH } from '@platform/contracts';
-import { envProblems } from '@platform/observability';
+import { envProblems } from '@platform/operations-config';
 import { z } from 'zod';
 import { ConfigError } from '../config/config-error';
 

@@ -1,6 +1,6 @@
 import { Injectable, Optional } from '@nestjs/common';
 import type { TokenResponse } from '@platform/contracts';
-import { currentRequestId } from '@platform/observability';
+import { currentRequestId } from '@platform/logging';
 import { InvalidDpopProofError, UnsupportedGrantTypeError } from '@platform/oauth-errors';
 import { addressBucket } from '@platform/rate-limits';
 import { ClientAuthenticator } from '../client-auth/client-authenticator';

@@ -1,5 +1,5 @@
 import { introspectionClientEnv, OAUTH_PATHS, productionIntrospectionSecretProblem, withoutTrailingSlashes } from '@platform/contracts';
-import { envProblems, hostEnv, operationsConfig, operationsEnv, type OperationsConfig, portEnv } from '@platform/observability';
+import { envProblems, hostEnv, operationsConfig, operationsEnv, type OperationsConfig, portEnv } from '@platform/operations-config';
 import { type Limit, trustedProxiesSchema } from '@platform/rate-limits';
 import { uploadMaxBytesEnv } from '@platform/route-table';
 import { z } from 'zod';

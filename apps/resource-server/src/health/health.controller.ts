@@ -3,7 +3,7 @@ import { HttpAdapterHost } from '@nestjs/core';
 import { HealthCheckService } from '@nestjs/terminus';
 import { ApiExcludeController } from '@nestjs/swagger';
 import { PublicRoute } from '@platform/bearer-auth';
-import { ProbesController } from '@platform/observability';
+import { ProbesController } from '@platform/health';
 import { Readiness } from './readiness';
 
 /** Probes carry no token: public to the bearer guard, and not part of the API's documents. */

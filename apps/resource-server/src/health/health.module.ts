@@ -1,6 +1,6 @@
 import { Module } from '@nestjs/common';
 import { TerminusModule } from '@nestjs/terminus';
-import { ReadinessProbes } from '@platform/observability';
+import { ReadinessProbes } from '@platform/health';
 import { HealthController } from './health.controller';
 import { Readiness } from './readiness';
 

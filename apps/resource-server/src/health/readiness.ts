@@ -1,6 +1,7 @@
 import { Inject, Injectable, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
 import type { HealthIndicatorFunction } from '@nestjs/terminus';
-import { httpProbe, OPERATIONAL_PATHS, ReadinessProbes, RedisPing, rememberingReach } from '@platform/observability';
+import { httpProbe, ReadinessProbes, RedisPing, rememberingReach } from '@platform/health';
+import { OPERATIONAL_PATHS } from '@platform/route-table';
 import { RESOURCE_CONFIG, type ResourceConfig } from '../config/resource-config';
 import { PrismaService } from '../database/prisma.service';
 

@@ -20,7 +20,7 @@ import {
   type TokenScheme,
   withChallenge,
 } from '@platform/bearer-auth';
-import { handOverToRaw } from '@platform/observability';
+import { handOverToRaw } from '@platform/logging';
 import { toOAuthError } from '@platform/oauth-errors';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { JSON_RPC_ERRORS, requestIdOf, sendJsonRpcError } from './json-rpc-errors';

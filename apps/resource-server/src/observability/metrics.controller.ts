@@ -1,7 +1,8 @@
 import { Controller, Get, Header } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import { PublicRoute } from '@platform/bearer-auth';
-import { METRICS_CONTENT_TYPE, OPERATIONAL_PATHS } from '@platform/observability';
+import { METRICS_CONTENT_TYPE } from '@platform/metrics';
+import { OPERATIONAL_PATHS } from '@platform/route-table';
 import { ResourceMetrics } from './resource-metrics';
 
 /**

@@ -1,5 +1,5 @@
 import { type DynamicModule, Global, Module } from '@nestjs/common';
-import { type LoggingOptions, nestLoggerParams, REQUEST_LOGGING, requestLogging } from '@platform/observability';
+import { type LoggingOptions, nestLoggerParams, REQUEST_LOGGING, requestLogging } from '@platform/logging';
 import { LoggerModule } from 'nestjs-pino';
 import { MetricsController } from './metrics.controller';
 import { ResourceMetrics } from './resource-metrics';

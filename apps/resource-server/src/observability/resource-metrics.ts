@@ -1,5 +1,5 @@
 import type { BearerAuthMetrics, IntrospectionOutcome } from '@platform/bearer-auth';
-import { ServiceMetrics } from '@platform/observability';
+import { ServiceMetrics } from '@platform/metrics';
 import { Counter } from 'prom-client';
 
 const LAYERS = ['memory', 'redis'] as const;

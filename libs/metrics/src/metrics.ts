@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { collectDefaultMetrics, Histogram, Registry } from 'prom-client';
-import { isOperationalPath } from './operational-paths';
+import { isOperationalPath } from '@platform/route-table';
 
 /** The Prometheus text exposition format, version 0.0.4. */
 export const METRICS_CONTENT_TYPE = Registry.PROMETHEUS_CONTENT_TYPE;

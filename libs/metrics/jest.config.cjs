@@ -1,6 +1,6 @@
 module.exports = {
   ...require('../../jest.preset.cjs'),
-  displayName: 'observability',
+  displayName: 'metrics',
   rootDir: __dirname,
   testMatch: ['<rootDir>/src/**/*.spec.ts'],
 };

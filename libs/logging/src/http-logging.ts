@@ -5,8 +5,8 @@ import { type Store, storage } from 'nestjs-pino/storage';
 import pino, { type DestinationStream, type Level, type Logger, type LoggerOptions } from 'pino';
 import type { Options as PinoHttpOptions } from 'pino-http';
 import { defaultLogDestination, defaultRequestLogDestination } from './log-format';
-import type { LogLevel } from './operations-config';
-import { isOperationalPath } from './operational-paths';
+import type { LogLevel } from '@platform/operations-config';
+import { isOperationalPath } from '@platform/route-table';
 import { censor, censoredHeaders, pathOf, REDACT_PATHS } from './redaction';
 import { REQUEST_ID_HEADER, requestIdFrom } from './request-id';
 

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { isOperationalPath } from './operational-paths';
+import { isOperationalPath } from '@platform/route-table';
 
 /** A service quiet this long (no request but probes) gives its memory back: docs/operations.md, "Memory". */
 export const IDLE_RELEASE_AFTER_MS = 10_000;

@@ -98,7 +98,9 @@ describe('releaseMemoryWhenIdle', () => {
     try {
       const script = join(dir, 'release.ts');
       writeFileSync(script, [`import { lastResortCollection } from ${JSON.stringify(join(__dirname, 'idle-memory-release.ts'))};`, body].join('\n'));
-      const run = spawnSync(process.execPath, ['--expose-gc', '--import', 'jiti/register', script], { cwd: join(__dirname, '../../..'), encoding: 'utf8', timeout: 30_000 });
+      // jiti reads no tsconfig paths: the workspace library this file imports is aliased by hand.
+      const env = { ...process.env, JITI_ALIAS: JSON.stringify({ '@platform/route-table': join(__dirname, '../../route-table/src/index.ts') }) };
+      const run = spawnSync(process.execPath, ['--expose-gc', '--import', 'jiti/register', script], { cwd: join(__dirname, '../../..'), encoding: 'utf8', timeout: 30_000, env });
       expect(run.status).toBe(0);
       return JSON.parse(run.stdout);
     } finally {

@@ -2,9 +2,9 @@ import { Get, Header, ServiceUnavailableException, UseFilters } from '@nestjs/co
 import type { HttpAdapterHost } from '@nestjs/core';
 import { type HealthCheckService, type HealthIndicatorFunction } from '@nestjs/terminus';
 import type { FastifyInstance } from 'fastify';
-import { isClosing } from './graceful-close';
+import { isClosing } from '@platform/lifecycle';
 import { HealthReportFilter } from './health';
-import { OPERATIONAL_PATHS } from './operational-paths';
+import { OPERATIONAL_PATHS } from '@platform/route-table';
 
 /** A service's readiness checks (its database, Redis, the peers it cannot serve without). */
 export interface ReadinessChecks {

@@ -1,0 +1,2 @@
+export { HealthReportFilter, httpProbe, ReadinessProbes, RedisPing, rememberingReach, type Probe } from './health';
+export { ProbesController, type ReadinessChecks } from './probes.controller';
