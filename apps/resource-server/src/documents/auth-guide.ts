@@ -288,6 +288,18 @@ grant, the current one or one already rotated out, ends the whole grant, its acc
 revoking an access token ends that token only. Confidential clients add \`-d client_secret=...\` here and
 at the token endpoint.
 
+## Sender-constrained tokens (DPoP, optional)
+
+A copied bearer token works for whoever holds it. With DPoP (RFC 9449) your tokens are bound to a key pair you
+keep beside them: make one asymmetric key pair (ES256 is a good choice), and send a \`DPoP\` header holding a fresh
+proof, a JWT signed by that key, on the token request (\`htm\` \`POST\`, \`htu\` \`${at(AS.token)}\`). The answer is
+\`token_type: DPoP\`. Then call the API, /mcp and userinfo with \`Authorization: DPoP <token>\` and a new proof on
+every request (\`htm\` the method, \`htu\` the URL without its query, \`ath\` = base64url(SHA-256(token)), a new
+\`jti\`, \`iat\` now). A public client's refresh token is bound too: refreshing needs the same key. The server
+may answer \`use_dpop_nonce\` with a \`DPoP-Nonce\` header: retry with that value as the proof's \`nonce\`.
+oauth4webapi and openid-client do all of this with their \`DPoP\` option; the accepted algorithms are in
+\`dpop_signing_alg_values_supported\` of both discovery documents.
+
 ## MCP
 
 \`${base}${RS.mcp}\` is a Model Context Protocol server (Streamable HTTP, stateless, POST only). It serves the
