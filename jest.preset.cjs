@@ -23,7 +23,7 @@ module.exports = {
       },
     ],
   },
-  transformIgnorePatterns: ['/node_modules/(?!(jose|openid-client|oauth4webapi|@electric-sql/pglite)/)'],
+  transformIgnorePatterns: ['/node_modules/(?!(jose|openid-client|oauth4webapi|@electric-sql/pglite|@modelcontextprotocol)/)'],
   moduleFileExtensions: ['ts', 'js', 'mjs', 'cjs', 'json'],
   moduleNameMapper: {
     '^@platform/(.*)$': path.join(__dirname, 'libs/$1/src/index.ts'),

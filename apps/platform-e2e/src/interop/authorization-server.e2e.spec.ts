@@ -166,7 +166,10 @@ describe('refresh tokens (rotation with a reuse window)', () => {
     const userinfo = await fetch(`${baseUrl()}/api/oauth/userinfo`, { headers: { authorization: `Bearer ${current.access_token}` } });
     expect(userinfo.status).toBe(401);
     expect(await userinfo.json()).toEqual({ error: 'invalid_token', error_description: 'The access token is invalid, expired or revoked' });
-    expect(userinfo.headers.get('www-authenticate')).toBe('Bearer error="invalid_token", error_description="The access token is invalid, expired or revoked"');
+    expect(userinfo.headers.get('www-authenticate')).toBe(
+      // RFC 9449 §7.1: the DPoP scheme offered beside Bearer, the error in the scheme the request used.
+      'Bearer error="invalid_token", error_description="The access token is invalid, expired or revoked", DPoP algs="ES256 ES384 ES512 RS256 RS384 RS512 PS256 PS384 PS512 EdDSA Ed25519"',
+    );
   });
 
   // A late presentation from elsewhere revokes the grant (RFC 9700 §4.14.2): the auth server's
@@ -239,7 +242,8 @@ describe('standards details real clients enforce', () => {
     expect(malformed.status).toBe(400);
     const body = (await malformed.json()) as { error_description: string };
     expect(body).toEqual({ error: 'invalid_request', error_description: "The Authorization header must be 'Bearer <token>'" });
-    expect(malformed.headers.get('www-authenticate')).toBe('Bearer error="invalid_request", error_description="Malformed Authorization header"');
+    // The same description in the challenge: a single quote is within RFC 6749 §5.2's characters.
+    expect(malformed.headers.get('www-authenticate')).toBe(`Bearer error="invalid_request", error_description="The Authorization header must be 'Bearer <token>'"`);
   });
 });
 
@@ -263,11 +267,11 @@ describe('CORS for browser-based clients, through the origin', () => {
     });
     expect(preflight.status).toBe(204);
     expect(preflight.headers.get('access-control-allow-origin')).toBe('*');
-    expect(preflight.headers.get('access-control-allow-headers')).toBe('Authorization, Content-Type, MCP-Protocol-Version');
+    expect(preflight.headers.get('access-control-allow-headers')).toBe('Authorization, Content-Type, MCP-Protocol-Version, DPoP');
     expect(preflight.headers.get('access-control-allow-credentials')).toBeNull();
     const answer = await fetch(`${baseUrl()}${path}`, { method, headers: { origin: ORIGIN }, ...(method === 'POST' ? { body: '' } : {}) });
     expect(answer.headers.get('access-control-allow-origin')).toBe('*');
-    expect(answer.headers.get('access-control-expose-headers')).toBe('WWW-Authenticate, Retry-After');
+    expect(answer.headers.get('access-control-expose-headers')).toBe('WWW-Authenticate, Retry-After, DPoP-Nonce');
   });
 
   it.each([
