@@ -14,4 +14,7 @@ const projectConfigs = ['apps', 'libs', 'tools'].flatMap((group) => {
 module.exports = {
   projects: projectConfigs,
   maxWorkers: 2,
+  // A guard against a hang, not a measure of speed (jest reads it here, not from the projects, when
+  // it runs several): 5 s failed hooks that start a server on a loaded 2-core CI machine.
+  testTimeout: 30_000,
 };

@@ -7,7 +7,8 @@ const path = require('node:path');
 module.exports = {
   testEnvironment: 'node',
   // A guard against a hang, not a measure of speed: jest's 5 s default fails hooks that start a
-  // server or a database when CI's two cores are busy. Suites that need more say so themselves.
+  // server or a database when CI's two cores are busy (one project run alone; the root config
+  // says the same for npm test). Suites that need more say so themselves.
   testTimeout: 30_000,
   transform: {
     '^.+\\.(t|j|mj|cj)s$': [

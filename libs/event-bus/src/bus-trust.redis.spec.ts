@@ -13,6 +13,8 @@ function stallEventLoop(ms: number): void {
   while (Date.now() < until);
 }
 
+jest.setTimeout(30_000);
+
 (PrivateRedis.available() ? describe : describe.skip)('BusTrust on Redis', () => {
   const redis = new PrivateRedis();
 
