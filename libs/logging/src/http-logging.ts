@@ -74,7 +74,7 @@ class LoggedResponse {
  * Which completion lines carry the (redacted) headers and the peer: every line at debug and
  * trace; otherwise only requests answered 3xx, 4xx or 5xx. A successful request (2xx) at info
  * gets a short line: reqId, method, path, status, duration, service. Copying and redacting
- * headers cost ~30 µs of CPU on every request (issue 12); a redirect keeps its (censored)
+ * headers cost ~30 µs of CPU on every request; a redirect keeps its (censored)
  * Location, a failure everything there is to see.
  */
 export function requestLineIsDetailed(statusCode: number, level: LogLevel, error?: unknown): boolean {
@@ -142,7 +142,7 @@ export const REQUEST_LOGGING = Symbol('REQUEST_LOGGING');
  * requestLogging as a Fastify `onRequest` hook, the first one of the service (as middie's was):
  * Nest's middleware would run it through @fastify/middie, which for every request of every route
  * copies ip, ips (proxy-addr over X-Forwarded-For), hostname, protocol and the parsed query onto
- * the raw request and decodes the path to match middleware routes, ~5–10 µs of CPU (issue 12).
+ * the raw request and decodes the path to match middleware routes, ~5–10 µs of CPU.
  * Same semantics: the hook runs before routing, so 404s and refusals get their line too, and the
  * rest of the request runs inside nestjs-pino's request context.
  */
@@ -157,7 +157,7 @@ export function requestLoggingHook(middleware: RequestLoggingMiddleware) {
  * nestjs-pino's request context (its Store: `logger`, read by its Logger and PinoLogger) with the
  * request's child logger made on first use: most requests log nothing but their completion
  * line, which the root logger writes with the reqId itself. pino's child() costs a copy of the
- * logger and its bindings' serialization, on every request that never needed it (issue 12).
+ * logger and its bindings' serialization, on every request that never needed it.
  */
 class RequestLogContext {
   private child: Logger | undefined;
@@ -182,7 +182,7 @@ class RequestLogContext {
  *
  * It does what pino-http did for these services, minus what they never used: pino-http built
  * two child loggers (one of them serializing the request), three response listeners and a
- * synthetic Error per 5xx on every request, ~12 µs of CPU more than the line itself (issue 12).
+ * synthetic Error per 5xx on every request, ~12 µs of CPU more than the line itself.
  */
 export function requestLogging(options: LoggingOptions): RequestLoggingMiddleware {
   const root = pino(serviceLoggerOptions(options), options.destination ?? defaultRequestLogDestination());

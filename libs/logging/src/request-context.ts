@@ -11,7 +11,7 @@ export function genReqId(req: { headers: Record<string, string | string[] | unde
  * answers keep the headers a reply already holds. Set among Fastify's reply headers, not on
  * the raw response: a header set on the raw response before Fastify's writeHead makes Node
  * merge and validate every header one by one (~6 µs of CPU per request in a bare Fastify
- * route, issue 12). Handlers that write on the raw response take the headers with them
+ * route). Handlers that write on the raw response take the headers with them
  * through handOverToRaw.
  */
 export function echoRequestId(fastify: FastifyInstance): void {

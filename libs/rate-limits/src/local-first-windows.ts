@@ -25,7 +25,7 @@ interface Entry {
 
 /**
  * Fixed-window counts kept in this process and added to the shared store (Redis) in batches, so
- * a request far from its limit costs no round trip (issue 12: one or two Redis round trips were a
+ * a request far from its limit costs no round trip (one or two Redis round trips were a
  * tenth of an introspection's or a token request's CPU).
  *
  * A hit is answered here only while it cannot matter: the key's window is known (its first hit on

@@ -57,7 +57,7 @@ type Hook = (request: FastifyRequest, reply: FastifyReply, done: (error?: Error)
  * is `429 {"error":"too_many_requests","error_description":…}` with `Retry-After` in seconds.
  *
  * The count is compared with the rule's maximum here rather than through @fastify/rate-limit
- * (used until issue 12): of that plugin only the comparison was still in use (keys, stores and
+ *: of that plugin only the comparison was still in use (keys, stores and
  * answers are ours), and it made every limited request a chain of promises and callbacks even
  * when the count was known in this process (most requests, see LocalFirstWindows). Decided
  * synchronously, the introspection's limit costs ~3 µs of its CPU (limits on against off, side

@@ -48,7 +48,7 @@ export function utc(date: Date): string {
  * A statement of our own, sent under its name: pg prepares it once per connection (Parse), then
  * sends only Bind/Execute, and PostgreSQL keeps its plan (after five executions a generic one,
  * for these lookups by unique key). Parsing and planning a grant's CTE on every request was
- * PostgreSQL CPU on the same two cores as the services (issue 12). The text of a name never
+ * PostgreSQL CPU on the same two cores as the services. The text of a name never
  * changes while the process runs (pg refuses a second text under one name); the columns it
  * returns are listed, so a migration that adds columns does not invalidate a prepared result.
  * Not on the embedded PostgreSQL (oneSessionPools).

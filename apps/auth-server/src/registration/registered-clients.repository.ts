@@ -23,7 +23,7 @@ INSERT INTO security_event_outbox (id, payload, created_at, next_attempt_at)
 SELECT $12, $13, ${NOW}, ${NOW} FROM client`,
 );
 
-/** RFC 7591 registration's storage: one INSERT over the shared pg pool, as ClientsRepository.insertClient (issue 12). */
+/** RFC 7591 registration's storage: one INSERT over the shared pg pool, as ClientsRepository.insertClient. */
 @Injectable()
 export class RegisteredClientsRepository {
   constructor(private readonly prisma: PrismaService) {}

@@ -18,7 +18,7 @@ const FAMILY_LENGTH = 12;
 /** A family id and an opaque token (generateOpaqueToken: 43 characters). */
 const FAMILY_TOKEN_LENGTH = FAMILY_LENGTH + 43;
 
-/** 72 random bits, from the pool the tokens are drawn from (a randomBytes call costs ~2.5 µs, crypto/tokens.ts). */
+/** 72 random bits: the first 12 base64url characters of an opaque token's 256. */
 export function newRefreshFamily(): string {
   return generateOpaqueToken().slice(0, FAMILY_LENGTH);
 }
