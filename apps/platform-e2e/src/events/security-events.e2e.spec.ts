@@ -1,7 +1,8 @@
 /**
  * Security events through the origin (issue 31): what the authorization server records reaches
  * the resource server's audit log and the school owner's webhooks. An app signs in as the demo
- * owner, is approved and exchanges its code; the sign-in, the consent and the tokens issued show
+ * owner, is approved and exchanges its code, then the owner disconnects it on the connected-apps
+ * page; the sign-in, the consent, the tokens issued and the grant's end show
  * up in GET /api/v1/audit-log for the owner (and for no other school's owner) and are delivered,
  * signed, to the owner's endpoint subscribed to those types.
  *
@@ -9,9 +10,11 @@
  * with the test-only switches a loopback receiver needs, refused in production.
  */
 import { randomBytes } from 'node:crypto';
+import { parse } from 'node-html-parser';
 import * as oidc from 'openid-client';
+import { BrowserLikeAgent } from '../../../../tools/test-support/browser-like-agent';
 import { createTestTls, type TestTls } from '../../../../tools/test-support/test-tls';
-import { OTHER, obtainTokens, registerClient } from '../support/oauth-client';
+import { DEMO, OTHER, obtainTokens, registerClient } from '../support/oauth-client';
 import { startPlatform, type RunningPlatform } from '../support/platform-process';
 import { WebhookReceiver } from './webhook-receiver';
 
@@ -23,7 +26,9 @@ const { verifyWebhook } = require('../../../resource-server/src/webhooks/verify-
 
 jest.setTimeout(240_000);
 
-const SUBSCRIBED = ['auth.sign_in.succeeded', 'auth.consent.granted', 'auth.token.issued'];
+const SUBSCRIBED = ['auth.sign_in.succeeded', 'auth.consent.granted', 'auth.token.issued', 'auth.grant.revoked'];
+/** What the app's sign-in, consent and code exchange cause; the Disconnect comes after. */
+const FLOW = SUBSCRIBED.slice(0, 3);
 
 let tls: TestTls;
 let receiver: WebhookReceiver;
@@ -88,7 +93,7 @@ interface AuditEntry {
 }
 
 describe('security events through the origin', () => {
-  it('a sign-in, a consent and a token exchange reach the owner’s audit log and webhook, and no other school', async () => {
+  it('a sign-in, a consent, a token exchange and a Disconnect on the connected-apps page reach the owner’s audit log and webhook, and no other school', async () => {
     const ownerApp: oidc.Configuration = await registerClient('security events e2e: owner console');
     const owner = (await obtainTokens(ownerApp, 'webhooks:write audit_log:read')).access_token;
     const otherOwner = (await obtainTokens(ownerApp, 'audit_log:read', OTHER)).access_token;
@@ -107,7 +112,7 @@ describe('security events through the origin', () => {
     await eventually(async () => {
       const page = await api(`/audit-log?client_id=${encodeURIComponent(appId)}`, owner);
       entries = (page.body['data'] as AuditEntry[] | undefined) ?? [];
-      return SUBSCRIBED.every((type) => entries.some((entry) => entry.type === type));
+      return FLOW.every((type) => entries.some((entry) => entry.type === type));
     }, 'the sign-in, the consent and the tokens in the audit log');
     const byType = (type: string) => entries.find((entry) => entry.type === type) as AuditEntry;
     expect(byType('auth.sign_in.succeeded')).toMatchObject({
@@ -137,9 +142,30 @@ describe('security events through the origin', () => {
     // Never a secret, a code or a token, under any name (a key naming one; the sign-in's method is the value "password").
     expect(JSON.stringify(entries)).not.toMatch(/"\w*(password|secret|code|token|assertion|cookie|verifier)":/i);
 
+    // The owner disconnects the app on the connected-apps page: the grant ends, by the user.
+    const browser = new BrowserLikeAgent(origin);
+    const signIn = await browser.open(`${origin}/oauth/connected-apps`);
+    const page = await browser.submit(signIn, { email: DEMO.email, password: DEMO.password });
+    const section = parse(page.body).querySelectorAll('section').find((candidate) => candidate.querySelector('h2')?.text.trim() === 'security events e2e: the app');
+    expect(section?.querySelector('h2')?.text.trim()).toBe('security events e2e: the app');
+    const disconnected = await browser.submit({ ...page, body: section?.toString() ?? '' }, {}, 'Disconnect');
+    expect(disconnected.url).toContain('disconnected=1');
+    await eventually(async () => {
+      const revoked = await api(`/audit-log?client_id=${encodeURIComponent(appId)}&type=auth.grant.revoked`, owner);
+      return ((revoked.body['data'] as AuditEntry[] | undefined) ?? []).length === 1;
+    }, 'the Disconnect in the audit log');
+    const revoked = (await api(`/audit-log?client_id=${encodeURIComponent(appId)}&type=auth.grant.revoked`, owner)).body['data'] as AuditEntry[];
+    expect(revoked[0]).toMatchObject({
+      school_id: 'demo-school',
+      actor: byType('auth.sign_in.succeeded').actor,
+      subject: consent.subject,
+      client_id: appId,
+      data: { reason: 'disconnected' },
+    });
+
     await eventually(
       () => SUBSCRIBED.every((type) => receiver.to(path).some((delivery) => JSON.parse(delivery.rawBody).type === type && JSON.parse(delivery.rawBody).client_id === appId)),
-      'the three events delivered to the subscribed endpoint',
+      'the four events delivered to the subscribed endpoint',
     );
     for (const delivery of receiver.to(path)) {
       const event = verifyWebhook(secret, delivery.headers, delivery.rawBody) as AuditEntry;
