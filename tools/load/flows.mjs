@@ -128,12 +128,17 @@ export class Browser {
       if (afterLogin.status !== 303) throw new Error(`login: ${afterLogin.status}`);
       page = await this.go('authorize', afterLogin.headers.get('location'));
     }
-    if (page.status !== 200) throw new Error(`consent page: ${page.status}`);
-    const callback = await this.submit('consent', page, { decision: 'approve' });
+    // A consent this user gave the client before is remembered: the code comes at once (303).
+    const callback = page.status === 303 ? page : await this.consent(page);
     const location = callback.headers.get('location');
     const code = location ? new URL(location).searchParams.get('code') : null;
     if (!code) throw new Error(`consent: ${callback.status} ${location}`);
     return code;
+  }
+
+  async consent(page) {
+    if (page.status !== 200) throw new Error(`consent page: ${page.status}`);
+    return this.submit('consent', page, { decision: 'approve' });
   }
 }
 
