@@ -19,7 +19,7 @@ export interface TokenRevokedEvent {
  * The authorization server stores the same hash, so both sides agree without sharing tokens.
  */
 export function accessTokenKey(token: string): string {
-  // The one-shot hash: ~1 µs where createHash().update().digest() costs 3–5 µs, on every bearer request.
+  // The one-shot hash (crypto.hash): one call instead of a Hash object's three, on every bearer request.
   return hash('sha256', token, 'base64url');
 }
 

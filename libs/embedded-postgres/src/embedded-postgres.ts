@@ -27,8 +27,8 @@ const DEFAULT_MAX_CONNECTIONS = 8;
 /**
  * PostgreSQL settings of the embedded server, on top of PGlite's own start parameters.
  * shared_buffers: initdb writes 128MB into postgresql.conf, and PGlite touches that much of its
- * wasm memory; the platform's databases are a few MB. With 16MB a reopened PGlite measured
- * ~160 MB RSS instead of ~290 MB, with 8MB two instances another ~12 MB less (PGlite 0.5.14).
+ * wasm memory, while the platform's databases are a few MB: a small shared_buffers keeps the
+ * embedded mode's memory down.
  * A buffer miss is a read from the data directory's files, not an error.
  */
 export const EMBEDDED_POSTGRES_SETTINGS: Readonly<Record<string, string>> = { shared_buffers: '8MB' };

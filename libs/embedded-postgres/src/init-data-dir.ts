@@ -11,9 +11,9 @@ export function isInitialised(dataDir: string): boolean {
 /**
  * Runs initdb for a new data directory in a short-lived process of its own. PGlite keeps what
  * initdb loaded (its wasm instance, the unpacked file-system bundle) reachable for the life of the
- * process: measured with PGlite 0.5.14, a process that created two fresh data directories stayed
- * at ~700 MB RSS, one that reopened the same two directories at ~250 MB. Initialising elsewhere
- * leaves the long-lived process with the reopen figure also on the very first start.
+ * process, so a process that created its data directories stays far larger than one that only
+ * reopened them. Initialising elsewhere gives the long-lived process the smaller footprint on
+ * the very first start too.
  */
 export function initialiseDataDir(dataDir: string): Promise<void> {
   // `node -e` resolves from its working directory: the workspace root, whose node_modules has

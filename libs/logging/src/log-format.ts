@@ -75,11 +75,11 @@ export const REQUEST_LOG_FLUSH_MS = 250;
 /**
  * Where the request completion lines go when the caller names no destination. JSON lines are
  * written in batches (sonic-boom: `minLength`, flushed at least every REQUEST_LOG_FLUSH_MS): a
- * busy service writes ~20 short lines per write(2) instead of one per request (one write per line
- * was ~14 % of an introspection's CPU in the bench profile), a quiet one shows its
+ * busy service writes many short lines per write(2) instead of one system call per request, a
+ * quiet one shows its
  * lines within a quarter of a second. The batch is written synchronously, as pino writes
  * everything else: sonic-boom's asynchronous mode hands each batch to libuv's thread pool and
- * cost the resource server ~10 µs more CPU per listed page, and it
+ * costs more CPU per request than the synchronous write, and it
  * buffers without bound while stdout's reader is stalled. What is pending is written when the
  * process exits (flushedAtExit); a SIGKILL loses at most the buffer. Readable lines (a terminal)
  * are written one at a time.

@@ -59,9 +59,8 @@ type Hook = (request: FastifyRequest, reply: FastifyReply, done: (error?: Error)
  * The count is compared with the rule's maximum here rather than through @fastify/rate-limit
  *: of that plugin only the comparison was still in use (keys, stores and
  * answers are ours), and it made every limited request a chain of promises and callbacks even
- * when the count was known in this process (most requests, see LocalFirstWindows). Decided
- * synchronously, the introspection's limit costs ~3 µs of its CPU (limits on against off, side
- * by side).
+ * when the count was known in this process (most requests, see LocalFirstWindows): decided
+ * synchronously, a limit costs a map lookup.
  */
 export async function registerRateLimits(fastify: FastifyInstance, options: RegisterRateLimitsOptions): Promise<void> {
   if (options.enabled === false || (options.rules.length === 0 && !options.checks?.length)) return;

@@ -14,8 +14,8 @@ export interface SharedFromSecondHitOptions {
  *
  * Most keys of the per-grant, per-user and per-address limits are hit once a minute or less (a
  * grant refreshes about hourly; a user, an address do little more), and a shared counter asks
- * Redis at a key's first hit of every window: one round trip per request, ~30 µs of CPU each
- * where a whole refresh costs ~150-230 µs (measured side by side on this machine). Here such a
+ * Redis at a key's first hit of every window: one round trip per request, a sizeable share of a
+ * whole refresh's CPU. Here such a
  * key costs a map entry; only a key that is hit again (the loop a limit is for) is counted in
  * Redis, at most one hit late on each instance. That lag is one hit per instance whatever the
  * limit, against limits of tens or hundreds.

@@ -60,8 +60,7 @@ export class MetadataDocumentClientsRepository {
   /**
    * Read on every request of a metadata-document client (a hosted agent's every token request):
    * one statement over the shared pool, as ClientsRepository.findClientById does for registered
-   * clients; through Prisma's query compiler it cost ~400 µs of CPU per request (the bench's
-   * token-code-private-key-jwt profile).
+   * clients: through Prisma's query compiler it was a large share of the request's CPU.
    */
   async findClientState(id: string): Promise<StoredClientState | null> {
     const [row] = await query<StoredClientState>(this.prisma.pool, SELECT_CLIENT_STATE, [id]);

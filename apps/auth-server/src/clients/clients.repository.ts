@@ -43,8 +43,8 @@ export class ClientsRepository {
   constructor(private readonly prisma: PrismaService) {}
 
   /**
-   * One INSERT over the shared pg pool: Prisma's query compiler cost ~0.9 ms of CPU for this
-   * statement, about 10× the statement itself. Columns left out take their schema
+   * One INSERT over the shared pg pool: Prisma's query compiler cost several times the statement
+   * itself. Columns left out take their schema
    * defaults (kind 'dynamic', no ceiling); created_at is the application's clock in UTC, as
    * Prisma's @default(now()) would set it.
    */
@@ -68,7 +68,7 @@ export class ClientsRepository {
 
   /**
    * Every token request authenticates its client: one SELECT over the shared pool (through
-   * Prisma's query compiler it was ~300 µs of the refresh grant's CPU).
+   * Prisma's query compiler it was a large share of the refresh grant's CPU).
    */
   async findClientById(id: string): Promise<StoredClient | null> {
     if (!isClientIdSyntax(id)) return null;

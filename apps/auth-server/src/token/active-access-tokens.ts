@@ -5,8 +5,8 @@ import type { ActiveAccessTokenRow } from './token-rows';
 
 /**
  * Live tokens held at most; the least recently used go first. As many as a resource server's
- * in-process layer: a bound of 100,000 filled up under the bench's refresh chains (every token
- * is held at issuance) and took the auth server past 400 MB RSS.
+ * in-process layer: every token is held at issuance, so a larger bound fills up under refresh
+ * chains and grows the auth server's memory with it.
  */
 const MAX_ENTRIES = 10_000;
 /** Hashes revoked recently (a few dozen bytes each): a revocation burst must not forget one early. */
