@@ -113,21 +113,6 @@ export class TokenValidator implements OnModuleInit, OnApplicationBootstrap, OnM
     return principalOf(await this.answer(key, token), audiences);
   }
 
-  /**
-   * The synchronous path of a warm token, for the guard: the principal when the in-process
-   * layer holds a trusted answer for the token, after the same checks as validate (expiry,
-   * audience, a recent revocation); throws what validate throws for a cached refusal.
-   * `undefined` when memory has no answer (or may not be trusted): the caller validates as
-   * usual, and that validation counts the miss.
-   */
-  validateCached(token: string, audiences: readonly string[] = this.resourceAudiences): TokenPrincipal | undefined {
-    if (token.length > MAX_TOKEN_LENGTH || !this.cacheIsTrusted()) return undefined;
-    const entry = this.memoryEntry(accessTokenKey(token));
-    if (entry === undefined) return undefined;
-    this.options.metrics.cacheLookup('memory', 'hit');
-    return principalOf(entry, audiences);
-  }
-
   /** Drops revoked tokens from both layers, at once. */
   async evict(keys: readonly string[]): Promise<void> {
     for (const key of keys) this.local.drop(key);
