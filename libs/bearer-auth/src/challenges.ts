@@ -1,6 +1,8 @@
 import {
   bearerChallenge,
   type BearerChallenge,
+  dpopChallenge,
+  type DpopChallenge,
   InsufficientScopeError,
   InvalidDpopProofError,
   InvalidRequestError,
@@ -54,7 +56,7 @@ export function challengeOf(error: OAuthError, requiredScopes: readonly string[]
     return `${bearerChallenge(params)}, ${dpopChallenge(params, context.dpopAlgorithms)}`;
   }
   if (!hasChallengeCode(error)) return undefined;
-  const params: DpopChallengeParams = {
+  const params: DpopChallenge = {
     error: error.error,
     errorDescription: error.description,
     scope: error instanceof InsufficientScopeError ? scope : undefined,
@@ -71,8 +73,7 @@ export function challengeOf(error: OAuthError, requiredScopes: readonly string[]
 }
 
 /** RFC 6750 §3.1's codes, and RFC 9449 §7.1's and §9's for the DPoP scheme. */
-type ChallengeCode = NonNullable<BearerChallenge['error']> | 'invalid_dpop_proof' | 'use_dpop_nonce';
-type DpopChallengeParams = Omit<BearerChallenge, 'error'> & { error?: ChallengeCode };
+type ChallengeCode = NonNullable<DpopChallenge['error']>;
 
 function hasChallengeCode(error: OAuthError): error is OAuthError & { error: ChallengeCode } {
   return (
@@ -82,14 +83,4 @@ function hasChallengeCode(error: OAuthError): error is OAuthError & { error: Cha
     error instanceof InvalidDpopProofError ||
     error instanceof UseDpopNonceError
   );
-}
-
-/**
- * RFC 9449 §7.1: the DPoP scheme takes RFC 6750 §3's auth-params and `algs`. They are rendered by
- * the Bearer challenge's builder (its quoting keeps caller-influenced text from breaking the
- * header) under the DPoP name.
- */
-function dpopChallenge(params: DpopChallengeParams, algorithms: readonly string[]): string {
-  const rendered = bearerChallenge(params as BearerChallenge).slice('Bearer'.length);
-  return `DPoP${rendered}${rendered === '' ? ' ' : ', '}algs="${algorithms.join(' ')}"`;
 }

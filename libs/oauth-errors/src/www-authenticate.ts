@@ -10,12 +10,31 @@ export interface BearerChallenge {
   realm?: string;
 }
 
+/** RFC 9449 §7.1: the DPoP scheme's auth-params are RFC 6750 §3's, with its own error codes besides. */
+export interface DpopChallenge extends Omit<BearerChallenge, 'error'> {
+  /** RFC 6750 §3.1's codes, RFC 9449 §7.1's invalid_dpop_proof and §9's use_dpop_nonce. */
+  error?: BearerChallenge['error'] | 'invalid_dpop_proof' | 'use_dpop_nonce';
+}
+
 /**
  * Builds a `WWW-Authenticate: Bearer ...` value (RFC 6750 §3). Attribute values are
  * quoted-strings; quotes and backslashes are escaped and control characters dropped so
  * that no caller-influenced text can break the header.
  */
 export function bearerChallenge(challenge: BearerChallenge): string {
+  return withScheme('Bearer', authParams(challenge));
+}
+
+/**
+ * Builds a `WWW-Authenticate: DPoP ...` value (RFC 9449 §7.1): RFC 6750 §3's auth-params,
+ * quoted as in bearerChallenge, then `algs`, the space-separated JWS algorithms accepted for
+ * DPoP proofs, always present.
+ */
+export function dpopChallenge(challenge: DpopChallenge, algorithms: readonly string[]): string {
+  return withScheme('DPoP', [...authParams(challenge), `algs="${quote(algorithms.join(' '))}"`]);
+}
+
+function authParams(challenge: DpopChallenge): string[] {
   const params: [string, string | undefined][] = [
     ['realm', challenge.realm],
     ['error', challenge.error],
@@ -25,10 +44,13 @@ export function bearerChallenge(challenge: BearerChallenge): string {
     ['scope', challenge.scope],
     ['resource_metadata', challenge.resourceMetadata],
   ];
-  const rendered = params
+  return params
     .filter((entry): entry is [string, string] => entry[1] !== undefined && entry[1] !== '')
     .map(([name, value]) => `${name}="${quote(value)}"`);
-  return rendered.length ? `Bearer ${rendered.join(', ')}` : 'Bearer';
+}
+
+function withScheme(scheme: string, params: string[]): string {
+  return params.length ? `${scheme} ${params.join(', ')}` : scheme;
 }
 
 function quote(value: string): string {

@@ -2,6 +2,7 @@ import { DPOP_SIGNING_ALGORITHMS } from '@platform/dpop';
 import {
   bearerChallenge,
   type BearerChallenge,
+  dpopChallenge,
   InsufficientScopeError,
   InvalidDpopProofError,
   InvalidRequestError,
@@ -45,16 +46,9 @@ function both(params: ChallengeParams, used: TokenScheme | undefined): string {
   return `${challenge('Bearer', used === 'Bearer' ? params : {})}, ${challenge('DPoP', used === 'DPoP' ? params : {})}`;
 }
 
-/**
- * RFC 9449 §7.1: the DPoP scheme takes RFC 6750 §3's auth-params and `algs`, the proof
- * algorithms accepted. Rendered by the Bearer challenge's builder (its quoting keeps the
- * description from breaking the header) under the scheme's name.
- */
+/** RFC 9449 §7.1: the DPoP challenge names the proof algorithms accepted. */
 function challenge(scheme: TokenScheme, params: ChallengeParams): string {
-  const bearer = bearerChallenge(params as BearerChallenge);
-  if (scheme === 'Bearer') return bearer;
-  const rendered = bearer.slice('Bearer'.length);
-  return `DPoP${rendered}${rendered === '' ? ' ' : ', '}algs="${DPOP_SIGNING_ALGORITHMS.join(' ')}"`;
+  return scheme === 'Bearer' ? bearerChallenge(params as BearerChallenge) : dpopChallenge(params, DPOP_SIGNING_ALGORITHMS);
 }
 
 function hasChallengeCode(error: OAuthError): error is OAuthError & { error: ChallengeCode } {
