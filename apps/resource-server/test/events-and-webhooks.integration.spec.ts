@@ -192,6 +192,25 @@ describe('the security-event ingest', () => {
     expect(answer.data.map((event) => event.id)).toEqual([second.id, first.id]);
     await expect(tool?.handler(tool.input.parse({}), { ...context, principal: DEMO_ADMIN })).rejects.toMatchObject({ status: 403 });
   });
+
+  it('queues an event for webhooks only when its school has a subscription of its type, as sent, once per id', async () => {
+    const outboxRows = async (ids: string[]) =>
+      (await db.query<{ id: string; payload: string }>('SELECT id, payload FROM event_outbox WHERE id = ANY($1::text[])', [ids])).rows;
+    await webhooks().create(DEMO_OWNER, { url: receiver.endpoint(`/reuse-${unique()}`), event_types: ['auth.refresh_token.reuse_detected'] });
+    const subscribed = securityEvent({ type: 'auth.refresh_token.reuse_detected', data: { grant_revoked: true } });
+    const otherType = securityEvent({ type: 'auth.sign_in.throttled' });
+    const schoolWithoutWebhooks = securityEvent({ type: 'auth.refresh_token.reuse_detected', school_id: `school-${unique()}` });
+    const platformWide = securityEvent({ type: 'auth.refresh_token.reuse_detected', school_id: null });
+
+    const answer = await ingest([subscribed, otherType, schoolWithoutWebhooks, platformWide, subscribed]);
+    expect(answer.json()).toEqual({ received: 5, recorded: 4 });
+    expect(await outboxRows([subscribed.id, otherType.id, schoolWithoutWebhooks.id, platformWide.id])).toEqual([
+      { id: subscribed.id, payload: JSON.stringify(subscribed) },
+    ]);
+    // timestamp(3) columns hold UTC, as Prisma writes them: read back as UTC they are the event's time.
+    const utc = await db.query<{ occurred: string }>("SELECT to_char(occurred_at, 'YYYY-MM-DD\"T\"HH24:MI:SS.MS\"Z\"') AS occurred FROM audit_events WHERE id = $1", [subscribed.id]);
+    expect(utc.rows[0].occurred).toBe(subscribed.occurred_at);
+  });
 });
 
 describe('webhook deliveries', () => {

@@ -3,7 +3,40 @@ import type { SecurityEvent } from '@platform/contracts';
 import type { IdPage } from '../common/pagination';
 import { PrismaService } from '../database/prisma.service';
 import type { AuditEvent, Prisma } from '../generated/prisma/client';
-import { appendToOutbox } from '../outbox/event-outbox';
+
+/**
+ * $1: the events, each the JSON text delivered to webhooks as is (an id twice in one batch
+ * counts once). The new ones (ON CONFLICT DO
+ * NOTHING: a retried batch records nothing twice) are queued in the webhook outbox only when
+ * their school has a subscription of their type: the dispatcher gives an event only to
+ * subscriptions that existed when it happened, so one created later would not receive it anyway,
+ * and a school without webhooks (most of them) costs no outbox row and no fan-out. Paused
+ * subscriptions count: their deliveries wait. Raw SQL rather than Prisma's createMany: the
+ * ingest takes every token request's event, and the query compiler's cost per row dominated it.
+ * Timestamps are written as UTC, as Prisma writes them, whatever the session's TimeZone.
+ */
+const RECORD_SECURITY_EVENTS = `
+  WITH incoming AS (
+    SELECT DISTINCT ON (event->>'id') payload, event
+      FROM unnest($1::text[]) AS sent(payload), LATERAL (SELECT payload::jsonb AS event) AS parsed
+  ), recorded AS (
+    INSERT INTO audit_events (id, school_id, type, occurred_at, actor_type, actor_id, subject_type, subject_id,
+                              client_id, address, request_id, outcome, data, received_at)
+    SELECT event->>'id', event->>'school_id', event->>'type', (event->>'occurred_at')::timestamptz AT TIME ZONE 'UTC',
+           event->'actor'->>'type', event->'actor'->>'id', event->'subject'->>'type', event->'subject'->>'id',
+           event->>'client_id', event->>'address', event->>'request_id', event->>'outcome', event->'data',
+           now() AT TIME ZONE 'UTC'
+      FROM incoming
+    ON CONFLICT (id) DO NOTHING
+    RETURNING id, school_id, type
+  ), queued AS (
+    INSERT INTO event_outbox (id, school_id, type, payload, created_at)
+    SELECT recorded.id, recorded.school_id, recorded.type, incoming.payload, now() AT TIME ZONE 'UTC'
+      FROM recorded JOIN incoming ON incoming.event->>'id' = recorded.id
+     WHERE EXISTS (SELECT 1 FROM webhook_subscriptions subscription
+                    WHERE subscription.school_id = recorded.school_id AND recorded.type = ANY (subscription.event_types))
+  )
+  SELECT count(*)::int AS recorded FROM recorded`;
 
 export interface AuditFilter {
   /** Undefined: every school and the platform-wide events (staff CLI only). */
@@ -33,34 +66,15 @@ export class AuditLogRepository {
 
   /**
    * Records a batch of security events, each once whatever the retries (the event id is the
-   * key: a duplicate is skipped), and queues the new ones of a school for its webhooks, in one
-   * transaction. The number newly recorded.
+   * key: a duplicate is skipped), and queues the new ones for the webhooks of their school, in
+   * one statement (RECORD_SECURITY_EVENTS). The number newly recorded.
    */
   async recordSecurityEvents(events: readonly SecurityEvent[]): Promise<number> {
-    return this.prisma.$transaction(async (tx) => {
-      const created = await tx.auditEvent.createManyAndReturn({
-        data: events.map((event) => ({
-          id: event.id,
-          schoolId: event.school_id,
-          type: event.type,
-          occurredAt: new Date(event.occurred_at),
-          actorType: event.actor.type,
-          actorId: event.actor.id,
-          subjectType: event.subject?.type ?? null,
-          subjectId: event.subject?.id ?? null,
-          clientId: event.client_id,
-          address: event.address,
-          requestId: event.request_id,
-          outcome: event.outcome,
-          data: event.data as Prisma.InputJsonValue,
-        })),
-        skipDuplicates: true,
-        select: { id: true },
-      });
-      const fresh = new Set(created.map((row) => row.id));
-      await appendToOutbox(tx, events.filter((event) => fresh.has(event.id)));
-      return created.length;
-    });
+    const [{ recorded }] = await this.prisma.$queryRawUnsafe<[{ recorded: number }]>(
+      RECORD_SECURITY_EVENTS,
+      events.map((event) => JSON.stringify(event)),
+    );
+    return recorded;
   }
 
   /** Newest first (ids are time-ordered); the cursor is the last id of the previous page. */
