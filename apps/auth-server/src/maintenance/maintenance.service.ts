@@ -71,18 +71,9 @@ export class MaintenanceService implements OnApplicationBootstrap, OnModuleDestr
       unusedClientsCreatedBefore: new Date(now.getTime() - this.settings.clientUnusedTtlSeconds * 1000),
       deadBefore: new Date(now.getTime() - this.settings.graceSeconds * 1000),
     };
-    const report = Object.fromEntries(PURGE_ORDER.map((kind) => [kind, 0])) as PurgeReport;
-    pass: for (const kind of PURGE_ORDER) {
-      for (let batch = 0; batch < MAX_BATCHES_PER_KIND && !this.stopped; batch++) {
-        const deleted = await this.repository.purgeBatch(kind, cutoffs, this.settings.batchSize);
-        if (deleted === null) {
-          this.logger.debug('another replica is cleaning up: this pass ends here');
-          break pass;
-        }
-        report[kind] += deleted;
-        if (deleted < this.settings.batchSize) break;
-      }
-    }
+    const limits = { batchSize: this.settings.batchSize, maxBatchesPerKind: MAX_BATCHES_PER_KIND, stopped: () => this.stopped };
+    const { deleted: report, lockHeld } = await this.repository.purge(PURGE_ORDER, cutoffs, limits);
+    if (lockHeld) this.logger.debug('another replica is cleaning up: this pass ends here');
     const total = PURGE_ORDER.reduce((sum, kind) => sum + report[kind], 0);
     const line = PURGE_ORDER.map((kind) => `${kind} ${report[kind]}`).join(', ');
     if (total > 0) this.logger.log(`purged ${total} rows: ${line}`);

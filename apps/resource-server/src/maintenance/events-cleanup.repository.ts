@@ -1,4 +1,6 @@
 import { Injectable } from '@nestjs/common';
+import { type BatchedPurgePass, type PurgeLimits, purgeInBatches } from '@platform/batched-purge';
+import type { Prisma } from '../generated/prisma/client';
 import { PrismaService } from '../database/prisma.service';
 
 /** What the clean-up removes, each in its own batches. */
@@ -11,29 +13,33 @@ export type CleanupKind = 'auditEvents' | 'webhookDeliveries';
 export const EVENTS_CLEANUP_LOCK_KEY = 7_231_004_131;
 
 /**
- * Deletes old rows in bounded batches, one transaction each: at most `batchSize` ids picked,
- * then deleted. One replica cleans up at a time: each batch first takes a transaction-level
- * advisory lock without waiting (released with the batch whatever happens to the process, and
- * usable through a transaction-pooling PgBouncer), as the authorization server's clean-up does.
+ * Deletes old rows in bounded batches under the clean-up lock (see purgeInBatches), as the
+ * authorization server's clean-up does: each batch picks at most `batchSize` ids, then deletes them.
  */
 @Injectable()
 export class EventsCleanupRepository {
   constructor(private readonly prisma: PrismaService) {}
 
-  /** The rows deleted, or null when another replica holds the clean-up lock (this batch did nothing). */
-  purgeBatch(kind: CleanupKind, before: Date, batchSize: number): Promise<number | null> {
-    return this.prisma.$transaction(async (tx) => {
-      const [{ locked }] = await tx.$queryRaw<{ locked: boolean }[]>`SELECT pg_try_advisory_xact_lock(${EVENTS_CLEANUP_LOCK_KEY}::bigint) AS locked`;
-      if (!locked) return null;
-      const page = { select: { id: true }, take: batchSize, orderBy: { id: 'asc' as const } };
-      if (kind === 'auditEvents') {
-        const where = { occurredAt: { lt: before } };
-        const ids = (await tx.auditEvent.findMany({ where, ...page })).map((row) => row.id);
-        return ids.length === 0 ? 0 : (await tx.auditEvent.deleteMany({ where: { AND: [where, { id: { in: ids } }] } })).count;
-      }
-      const where = { createdAt: { lt: before } };
-      const ids = (await tx.webhookDelivery.findMany({ where, ...page })).map((row) => row.id);
-      return ids.length === 0 ? 0 : (await tx.webhookDelivery.deleteMany({ where: { AND: [where, { id: { in: ids } }] } })).count;
+  /** One pass over `kinds`, each up to its cutoff: the rows deleted, and whether another replica held the clean-up lock. */
+  purge(kinds: readonly CleanupKind[], cutoffs: Record<CleanupKind, Date>, limits: PurgeLimits): Promise<BatchedPurgePass<CleanupKind>> {
+    return purgeInBatches<CleanupKind, Prisma.TransactionClient>({
+      ...limits,
+      kinds,
+      lockKey: EVENTS_CLEANUP_LOCK_KEY,
+      transaction: (work) => this.prisma.$transaction(work),
+      deleteBatch: (tx, kind, batchSize) => this.deleteBatch(tx, kind, cutoffs[kind], batchSize),
     });
+  }
+
+  private async deleteBatch(tx: Prisma.TransactionClient, kind: CleanupKind, before: Date, batchSize: number): Promise<number> {
+    const page = { select: { id: true }, take: batchSize, orderBy: { id: 'asc' as const } };
+    if (kind === 'auditEvents') {
+      const where = { occurredAt: { lt: before } };
+      const ids = (await tx.auditEvent.findMany({ where, ...page })).map((row) => row.id);
+      return ids.length === 0 ? 0 : (await tx.auditEvent.deleteMany({ where: { AND: [where, { id: { in: ids } }] } })).count;
+    }
+    const where = { createdAt: { lt: before } };
+    const ids = (await tx.webhookDelivery.findMany({ where, ...page })).map((row) => row.id);
+    return ids.length === 0 ? 0 : (await tx.webhookDelivery.deleteMany({ where: { AND: [where, { id: { in: ids } }] } })).count;
   }
 }

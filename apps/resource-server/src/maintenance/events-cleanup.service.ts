@@ -46,18 +46,9 @@ export class EventsCleanupService implements OnApplicationBootstrap, OnModuleDes
       auditEvents: new Date(now.getTime() - this.settings.auditRetentionDays * DAY_MS),
       webhookDeliveries: new Date(now.getTime() - this.settings.deliveriesRetentionDays * DAY_MS),
     };
-    const report: CleanupReport = { auditEvents: 0, webhookDeliveries: 0 };
-    pass: for (const kind of ['auditEvents', 'webhookDeliveries'] as const) {
-      for (let batch = 0; batch < MAX_BATCHES_PER_KIND && !this.stopped; batch++) {
-        const deleted = await this.repository.purgeBatch(kind, cutoffs[kind], BATCH_SIZE);
-        if (deleted === null) {
-          this.logger.debug('another replica is cleaning up: this pass ends here');
-          break pass;
-        }
-        report[kind] += deleted;
-        if (deleted < BATCH_SIZE) break;
-      }
-    }
+    const limits = { batchSize: BATCH_SIZE, maxBatchesPerKind: MAX_BATCHES_PER_KIND, stopped: () => this.stopped };
+    const { deleted: report, lockHeld } = await this.repository.purge(['auditEvents', 'webhookDeliveries'], cutoffs, limits);
+    if (lockHeld) this.logger.debug('another replica is cleaning up: this pass ends here');
     if (report.auditEvents + report.webhookDeliveries > 0) {
       this.logger.log(`purged ${report.auditEvents} security events and ${report.webhookDeliveries} webhook deliveries`);
     }
