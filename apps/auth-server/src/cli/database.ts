@@ -1,60 +1,9 @@
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { findWorkspaceRoot, runMigrations, startEmbeddedPostgres } from '@platform/embedded-postgres';
+import { openServiceDatabase, type ServiceDatabase } from '@platform/embedded-postgres';
 import { PrismaPg } from '@prisma/adapter-pg';
 import { PrismaClient } from '../generated/prisma/client';
 
-export interface CliDatabase {
+export interface CliDatabase extends Omit<ServiceDatabase<PrismaClient>, 'client'> {
   prisma: PrismaClient;
-  /** 'postgresql' (a server) or 'embedded' (the launcher's data directory). */
-  kind: 'postgresql' | 'embedded';
-  /** Where, for the operator; no password. */
-  description: string;
-  close(): Promise<void>;
-}
-
-/** `postgresql://host/app` → `postgresql://host/app_auth`, as the launcher derives it (tools/platform/databases.mjs). */
-export function derivedAuthDatabaseUrl(serverUrl: string): string {
-  const url = new URL(serverUrl);
-  const base = decodeURIComponent(url.pathname.slice(1)) || 'postgres';
-  url.pathname = `/${base}_auth`;
-  return url.toString();
-}
-
-function redact(raw: string): string {
-  const url = new URL(raw);
-  if (url.password) url.password = '***';
-  return url.toString();
-}
-
-function isRunning(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
-/**
- * The launcher's lock on its data directory (tools/platform/lock.mjs, same file and format):
- * PGlite serves one process and does not lock its files, so the CLI takes the same lock.
- * While the platform runs in embedded mode the CLI refuses; the launcher refuses to start
- * while the CLI holds it.
- */
-function acquireLauncherLock(dataDir: string): () => void {
-  const file = join(dataDir, 'launcher.pid');
-  if (existsSync(file)) {
-    const pid = Number(readFileSync(file, 'utf8'));
-    if (pid && pid !== process.pid && isRunning(pid)) {
-      throw new Error(
-        `the platform (pid ${pid}) is running on ${dataDir}: stop it first (the embedded database serves one process), or set AUTH_DATABASE_URL`,
-      );
-    }
-  }
-  mkdirSync(dataDir, { recursive: true });
-  writeFileSync(file, String(process.pid));
-  return () => rmSync(file, { force: true });
 }
 
 /**
@@ -64,37 +13,15 @@ function acquireLauncherLock(dataDir: string): () => void {
  * .data/) at auth/pg, migrated first, as `npm start` does.
  */
 export async function openAuthDatabase(env: Record<string, string | undefined>): Promise<CliDatabase> {
-  const explicit = env['AUTH_DATABASE_URL'] || (env['DATABASE_URL'] ? derivedAuthDatabaseUrl(env['DATABASE_URL']) : undefined);
-  if (explicit) {
-    const prisma = new PrismaClient({ adapter: new PrismaPg({ connectionString: explicit, max: 2, connectionTimeoutMillis: 5_000 }) });
-    return { prisma, kind: 'postgresql', description: redact(explicit), close: () => prisma.$disconnect() };
-  }
-  const dataRoot = env['PLATFORM_DATA_DIR'] || join(findWorkspaceRoot(), '.data');
-  const release = acquireLauncherLock(dataRoot);
-  try {
-    const dataDir = join(dataRoot, 'auth', 'pg');
-    mkdirSync(dataDir, { recursive: true });
-    const server = await startEmbeddedPostgres({ dataDir });
-    try {
-      await runMigrations('auth', server.url);
-    } catch (error) {
-      await server.stop();
-      throw error;
-    }
-    // One connection: the embedded PostgreSQL runs one session.
-    const prisma = new PrismaClient({ adapter: new PrismaPg({ connectionString: server.url, max: 1 }) });
-    return {
-      prisma,
-      kind: 'embedded',
-      description: `embedded database in ${dataDir}`,
-      close: async () => {
-        await prisma.$disconnect();
-        await server.stop();
-        release();
-      },
-    };
-  } catch (error) {
-    release();
-    throw error;
-  }
+  const { client, ...database } = await openServiceDatabase(
+    {
+      service: 'auth',
+      urlVariable: 'AUTH_DATABASE_URL',
+      url: env['AUTH_DATABASE_URL'],
+      serverUrl: env['DATABASE_URL'],
+      dataRoot: env['PLATFORM_DATA_DIR'],
+    },
+    (settings) => new PrismaClient({ adapter: new PrismaPg(settings) }),
+  );
+  return { prisma: client, ...database };
 }
