@@ -6,23 +6,15 @@
  * up in GET /api/v1/audit-log for the owner (and for no other school's owner) and are delivered,
  * signed, to the owner's endpoint subscribed to those types.
  *
- * Like webhooks.e2e.spec.ts, this suite starts its own platform (the launcher of `npm start`)
- * with the test-only switches a loopback receiver needs, refused in production.
+ * Like webhooks.e2e.spec.ts, this suite starts its own platform with the test-only switches a
+ * loopback receiver needs, refused in production (webhook-platform.ts).
  */
 import { randomBytes } from 'node:crypto';
 import { parse } from 'node-html-parser';
 import * as oidc from 'openid-client';
 import { BrowserLikeAgent } from '../../../../tools/test-support/browser-like-agent';
-import { createTestTls, type TestTls } from '../../../../tools/test-support/test-tls';
 import { DEMO, OTHER, obtainTokens, registerClient } from '../support/oauth-client';
-import { startPlatform, type RunningPlatform } from '../support/platform-process';
-import { WebhookReceiver } from './webhook-receiver';
-
-// The recipe docs/events.md gives integrators (Node, node:crypto only).
-// eslint-disable-next-line @nx/enforce-module-boundaries
-const { verifyWebhook } = require('../../../resource-server/src/webhooks/verify-webhook.example.cjs') as {
-  verifyWebhook: (secret: string, headers: Record<string, unknown>, rawBody: string) => unknown;
-};
+import { eventually, startWebhookPlatform, verifyWebhook, type WebhookPlatform } from './webhook-platform';
 
 jest.setTimeout(240_000);
 
@@ -30,54 +22,13 @@ const SUBSCRIBED = ['auth.sign_in.succeeded', 'auth.consent.granted', 'auth.toke
 /** What the app's sign-in, consent and code exchange cause; the Disconnect comes after. */
 const FLOW = SUBSCRIBED.slice(0, 3);
 
-let tls: TestTls;
-let receiver: WebhookReceiver;
-let platform: RunningPlatform;
-let origin: string;
-let sharedBaseUrl: string | undefined;
+let platform: WebhookPlatform;
 
 beforeAll(async () => {
-  tls = createTestTls(['127.0.0.1']);
-  receiver = await new WebhookReceiver(tls).start();
-  platform = await startPlatform({
-    WEBHOOK_SECRETS_KEY: randomBytes(32).toString('base64'),
-    WEBHOOK_ALLOW_SPECIAL_USE_HOSTS: 'true',
-    WEBHOOK_EXTRA_CA_FILE: tls.caFile,
-    WEBHOOK_POLL_INTERVAL_MS: '200',
-    SECURITY_EVENTS_RELAY_INTERVAL_MS: '200',
-  });
-  origin = platform.baseUrl;
-  // The OAuth helpers talk to E2E_BASE_URL: this suite's platform while it runs.
-  sharedBaseUrl = process.env['E2E_BASE_URL'];
-  process.env['E2E_BASE_URL'] = origin;
+  platform = await startWebhookPlatform({ SECURITY_EVENTS_RELAY_INTERVAL_MS: '200' });
 });
 
-afterAll(async () => {
-  if (sharedBaseUrl === undefined) delete process.env['E2E_BASE_URL'];
-  else process.env['E2E_BASE_URL'] = sharedBaseUrl;
-  await platform?.stop();
-  await receiver?.stop();
-  tls?.cleanup();
-});
-
-async function api(path: string, token: string, init: { method?: string; body?: unknown } = {}) {
-  const response = await fetch(`${origin}/api/v1${path}`, {
-    method: init.method ?? 'GET',
-    headers: { authorization: `Bearer ${token}`, ...(init.body === undefined ? {} : { 'content-type': 'application/json' }) },
-    body: init.body === undefined ? undefined : JSON.stringify(init.body),
-  });
-  const text = await response.text();
-  return { status: response.status, body: (text ? JSON.parse(text) : {}) as Record<string, unknown> };
-}
-
-/** Polls until `condition` holds (the relay and the deliveries are asynchronous); fails after `deadlineMs`. */
-async function eventually(condition: () => boolean | Promise<boolean>, what: string, deadlineMs = 30_000): Promise<void> {
-  const deadline = Date.now() + deadlineMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`not within ${deadlineMs} ms: ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
+afterAll(() => platform?.stop());
 
 interface AuditEntry {
   id: string;
@@ -94,6 +45,7 @@ interface AuditEntry {
 
 describe('security events through the origin', () => {
   it('a sign-in, a consent, a token exchange and a Disconnect on the connected-apps page reach the owner’s audit log and webhook, and no other school', async () => {
+    const { origin, receiver, api } = platform;
     const ownerApp: oidc.Configuration = await registerClient('security events e2e: owner console');
     const owner = (await obtainTokens(ownerApp, 'webhooks:write audit_log:read')).access_token;
     const otherOwner = (await obtainTokens(ownerApp, 'audit_log:read', OTHER)).access_token;

@@ -6,76 +6,28 @@
  * and sees the retry (same webhook-id) succeed. The owner lists the deliveries; another school's
  * owner sees none of it; the internal ingest is not reachable through the origin.
  *
- * Loopback endpoints need the test-only WEBHOOK_ALLOW_SPECIAL_USE_HOSTS and the receiver's test
- * CA (WEBHOOK_EXTRA_CA_FILE), both refused in production: this suite starts its own platform
- * with them (the launcher of `npm start`, as the global setup does), beside the shared one.
+ * Loopback endpoints need test-only switches refused in production: this suite starts its own
+ * platform with them, beside the shared one (webhook-platform.ts).
  */
 import { randomBytes } from 'node:crypto';
 import * as oidc from 'openid-client';
 import { Webhook } from 'standardwebhooks';
-import { createTestTls, type TestTls } from '../../../../tools/test-support/test-tls';
 import { OTHER, obtainTokens, registerClient } from '../support/oauth-client';
-import { startPlatform, type RunningPlatform } from '../support/platform-process';
-import { WebhookReceiver } from './webhook-receiver';
-
-// The recipe the documentation gives integrators (Node, node:crypto only).
-// eslint-disable-next-line @nx/enforce-module-boundaries
-const { verifyWebhook } = require('../../../resource-server/src/webhooks/verify-webhook.example.cjs') as {
-  verifyWebhook: (secret: string, headers: Record<string, unknown>, rawBody: string) => unknown;
-};
+import { eventually, startWebhookPlatform, verifyWebhook, type WebhookPlatform } from './webhook-platform';
 
 jest.setTimeout(240_000);
 
-let tls: TestTls;
-let receiver: WebhookReceiver;
-let platform: RunningPlatform;
-let origin: string;
-let sharedBaseUrl: string | undefined;
+let platform: WebhookPlatform;
 
 beforeAll(async () => {
-  tls = createTestTls(['127.0.0.1']);
-  receiver = await new WebhookReceiver(tls).start();
-  platform = await startPlatform({
-    WEBHOOK_SECRETS_KEY: randomBytes(32).toString('base64'),
-    WEBHOOK_ALLOW_SPECIAL_USE_HOSTS: 'true',
-    WEBHOOK_EXTRA_CA_FILE: tls.caFile,
-    WEBHOOK_POLL_INTERVAL_MS: '200',
-  });
-  origin = platform.baseUrl;
-  // The OAuth helpers talk to E2E_BASE_URL: this suite's platform while it runs.
-  sharedBaseUrl = process.env['E2E_BASE_URL'];
-  process.env['E2E_BASE_URL'] = origin;
+  platform = await startWebhookPlatform();
 });
 
-afterAll(async () => {
-  if (sharedBaseUrl === undefined) delete process.env['E2E_BASE_URL'];
-  else process.env['E2E_BASE_URL'] = sharedBaseUrl;
-  await platform?.stop();
-  await receiver?.stop();
-  tls?.cleanup();
-});
-
-async function api(path: string, token: string, init: { method?: string; body?: unknown } = {}) {
-  const response = await fetch(`${origin}/api/v1${path}`, {
-    method: init.method ?? 'GET',
-    headers: { authorization: `Bearer ${token}`, ...(init.body === undefined ? {} : { 'content-type': 'application/json' }) },
-    body: init.body === undefined ? undefined : JSON.stringify(init.body),
-  });
-  const text = await response.text();
-  return { status: response.status, body: (text ? JSON.parse(text) : {}) as Record<string, unknown> };
-}
-
-/** Polls until `condition` holds (deliveries are asynchronous); fails after `deadlineMs`. */
-async function eventually(condition: () => boolean | Promise<boolean>, what: string, deadlineMs = 30_000): Promise<void> {
-  const deadline = Date.now() + deadlineMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`not within ${deadlineMs} ms: ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
+afterAll(() => platform?.stop());
 
 describe('webhooks through the origin', () => {
   it('an order recorded through the API reaches the owner’s endpoint signed; 500 then 200; the owner lists the deliveries; another school sees none', async () => {
+    const { origin, receiver, api } = platform;
     const client: oidc.Configuration = await registerClient('webhooks e2e');
     const owner = (await obtainTokens(client, 'orders:write webhooks:write')).access_token;
     const otherOwner = (await obtainTokens(client, 'webhooks:write audit_log:read', OTHER)).access_token;
@@ -128,6 +80,7 @@ describe('webhooks through the origin', () => {
   });
 
   it('the security-event ingest is not reachable through the origin', async () => {
+    const { origin } = platform;
     for (const target of ['/internal/security-events', '/%69nternal/security-events']) {
       const response = await fetch(`${origin}${target}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '[]' });
       expect({ target, status: response.status }).toEqual({ target, status: 404 });
