@@ -25,9 +25,12 @@ const EXAMPLES: Record<string, string> = {
 
 /**
  * Variables read in apps/*\/src and libs/*\/src that are no configuration of the platform. Each
- * with why; empty today.
+ * with why.
  */
-const NOT_CONFIGURATION: Record<string, string> = {};
+const NOT_CONFIGURATION: Record<string, string> = {
+  PLATFORM_EVENT_BUS_IPC:
+    "set by npm start's launcher (tools/platform/processes.mjs) on the services it forks, never by an operator: their in-process event bus then travels through the launcher",
+};
 
 type Environment = Record<string, string>;
 

@@ -5,8 +5,14 @@ import { setTimeout as sleep } from 'node:timers/promises';
 
 const STOP_GRACE_MS = 10_000;
 
+/**
+ * What a forked service reads to send its in-process event bus through this process's IPC channel
+ * (libs/event-bus local-event-bus.ts), for relayEventBus to hand on.
+ */
+export const EVENT_BUS_BRIDGE_ENV = { PLATFORM_EVENT_BUS_IPC: 'true' };
+
 export function startChild(name, main, env, cwd, execArgv = []) {
-  const child = fork(main, [], { env, cwd, stdio: 'inherit', execArgv });
+  const child = fork(main, [], { env: { ...env, ...EVENT_BUS_BRIDGE_ENV }, cwd, stdio: 'inherit', execArgv });
   child.serviceName = name;
   return child;
 }

@@ -14,14 +14,20 @@ function isBridgedMessage(message: unknown): message is BridgedMessage {
   return typeof message === 'object' && message !== null && (message as BridgedMessage).type === 'event-bus';
 }
 
+/**
+ * Set by the launcher of `npm start` (and the bench) on the services it forks: their events then
+ * also travel through the launcher's IPC channel to its other children. Any other parent with an
+ * IPC channel (a jest worker, say) is left alone: a 'message' listener would hold its channel
+ * open, so it could not exit, and the events would go to a parent that does not relay them.
+ */
+function launcherBridgesEvents(): boolean {
+  return process.env['PLATFORM_EVENT_BUS_IPC'] === 'true' && typeof process.send === 'function';
+}
+
 let bridgeInstalled = false;
 
-/**
- * When a launcher forked this process with an IPC channel (the embedded mode of `npm start`),
- * events also travel through the launcher to its other children.
- */
 function installIpcBridge(): void {
-  if (bridgeInstalled || typeof process.send !== 'function') return;
+  if (bridgeInstalled || !launcherBridgesEvents()) return;
   bridgeInstalled = true;
   process.on('message', (message: unknown) => {
     if (isBridgedMessage(message)) processWide.emit(message.channel, message.payload);
@@ -41,7 +47,7 @@ export class LocalEventBus implements EventBus {
 
   async publish<T>(channel: string, payload: T): Promise<void> {
     processWide.emit(channel, payload);
-    if (typeof process.send === 'function' && process.connected) {
+    if (bridgeInstalled && process.send && process.connected) {
       const message: BridgedMessage = { type: 'event-bus', channel, payload };
       process.send(message);
     }

@@ -9,7 +9,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { prepareServerDatabases } from '../../platform/databases.mjs';
-import { relayEventBus, waitUntilListening } from '../../platform/processes.mjs';
+import { EVENT_BUS_BRIDGE_ENV, relayEventBus, waitUntilListening } from '../../platform/processes.mjs';
 import { SERVICE_NODE_ARGS, existingServices, mainOf, serviceProcessEnv } from '../../platform/services.mjs';
 import generateEnv from '../../containers/generate-env.cjs';
 import { createFreshDatabases, freePort } from '../../platform/fresh-databases.mjs';
@@ -34,7 +34,7 @@ function startProcess(name, main, { env, cores, nodeArgs = [], args = [], logFil
   const execArgv = ['-r', PROBE, ...nodeArgs];
   const child = fork(main, args, {
     cwd: ROOT,
-    env,
+    env: { ...env, ...EVENT_BUS_BRIDGE_ENV },
     // taskset execs node: the child's pid is the service's own, and the IPC channel survives.
     execPath: cores ? 'taskset' : process.execPath,
     execArgv: cores ? ['-c', cores, process.execPath, ...execArgv] : execArgv,
