@@ -4,10 +4,13 @@ import type { LocalEventBus as LocalEventBusClass } from './local-event-bus';
  * The IPC bridge of the embedded platform, in a process that has an IPC channel (process.send),
  * as both a service forked by the launcher and a jest worker have.
  */
+type MessageListener = (message: unknown) => void;
+const messageListeners = () => process.listeners('message') as unknown as MessageListener[];
+
 describe('LocalEventBus across processes', () => {
   const originalSend = process.send;
   let sent: unknown[];
-  let listenersBefore: ReturnType<typeof process.listeners>;
+  let listenersBefore: MessageListener[];
 
   /** A fresh copy of the module: the bridge is installed once per process. */
   const freshBus = (): LocalEventBusClass => {
@@ -18,11 +21,11 @@ describe('LocalEventBus across processes', () => {
     });
     return bus as LocalEventBusClass;
   };
-  const addedMessageListeners = () => process.listeners('message').filter((listener) => !listenersBefore.includes(listener));
+  const addedMessageListeners = () => messageListeners().filter((listener) => !listenersBefore.includes(listener));
 
   beforeEach(() => {
     sent = [];
-    listenersBefore = process.listeners('message');
+    listenersBefore = messageListeners();
     process.send = ((message: unknown) => {
       sent.push(message);
       return true;
@@ -30,7 +33,7 @@ describe('LocalEventBus across processes', () => {
     delete process.env['PLATFORM_EVENT_BUS_IPC'];
   });
   afterEach(() => {
-    for (const listener of addedMessageListeners()) process.off('message', listener as (...args: unknown[]) => void);
+    for (const listener of addedMessageListeners()) process.off('message', listener);
     process.send = originalSend;
     delete process.env['PLATFORM_EVENT_BUS_IPC'];
   });
