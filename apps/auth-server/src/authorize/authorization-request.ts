@@ -13,7 +13,7 @@ import { type ClientScopePolicy, resolveRequestedScopes } from '../clients/scope
 import { MAX_RESOURCE_LENGTH, MAX_RESOURCES, resolveResource } from '../resources/resource-indicator';
 import { AuthorizationRedirectError } from './errors';
 import type { RequestParams } from './request-params';
-import { AUTHORIZATION_CODE_GRANT } from '../token/grants/supported-grant-types';
+import { AUTHORIZATION_CODE_GRANT } from '../common/supported-grant-types';
 
 /** What the authorization endpoint needs to know about a registered client. */
 export interface AuthorizationClient {

@@ -8,7 +8,7 @@ import { generateClientId, generateOpaqueToken, hashToken } from '../crypto/toke
 import { grantRevoked, type IntegrationAction, integrationChanged } from '../security-events/recorded-events';
 import { securityEventOf } from '../security-events/security-event';
 import { appendSecurityEventsIn } from '../security-events/security-event-outbox';
-import { SUPPORTED_GRANT_TYPES } from '../token/grants/supported-grant-types';
+import { SUPPORTED_GRANT_TYPES } from '../common/supported-grant-types';
 
 /** Staff-created confidential clients: "registered integrations". */
 export const INTEGRATION_KIND = 'integration';
