@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { RateLimitStore } from '@platform/rate-limits';
-import { RATE_LIMIT_STORE } from '../accounts/login-throttle';
+import { RATE_LIMIT_STORE } from '../rate-limits/rate-limit-store';
 import { CIMD_CONFIG, type CimdConfig } from '../config/cimd-config';
 import { MetadataDocumentFetchLimitError } from './errors';
 
