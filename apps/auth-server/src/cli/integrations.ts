@@ -2,7 +2,7 @@ import { formatScopes, parseScopeString, scopesOutside, unknownScopes } from '@p
 import type { ClientChangedEvent } from '@platform/contracts';
 import type { JSONWebKeySet } from 'jose';
 import { Prisma, type PrismaClient } from '../generated/prisma/client';
-import { checkPublicKeySet, jwksUriProblem } from '../client-auth/public-key-set';
+import { checkPublicKeySet, jwksUriProblem } from '../clients/public-key-set';
 import { REDIRECT_URI_PROBLEMS, checkHttpsRedirectUri } from '../clients/redirect-uri';
 import { generateClientId, generateOpaqueToken, hashToken } from '../crypto/tokens';
 import { grantRevoked, type IntegrationAction, integrationChanged } from '../security-events/recorded-events';

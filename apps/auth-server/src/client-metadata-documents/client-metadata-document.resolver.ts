@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
 import { LRUCache } from 'lru-cache';
 import { MemoryRateLimitStore } from '@platform/rate-limits';
-import type { ClientKeySource } from '../client-auth/client-key-source';
+import type { ClientKeySource } from '../clients/client-key-source';
 import type { RegisteredClient } from '../clients/clients.repository';
 import { CIMD_CONFIG, type CimdConfig, isHostAllowed } from '../config/cimd-config';
 import { parseClientIdUrl } from './client-id-url';

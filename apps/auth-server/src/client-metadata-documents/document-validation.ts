@@ -1,7 +1,7 @@
 import { formatScopes, isScope, parseScopeString } from '@platform/scopes';
 import { z } from 'zod';
-import type { ClientKeySource } from '../client-auth/client-key-source';
-import { checkPublicKeySet, jwksUriProblem } from '../client-auth/public-key-set';
+import type { ClientKeySource } from '../clients/client-key-source';
+import { checkPublicKeySet, jwksUriProblem } from '../clients/public-key-set';
 import { checkHttpsRedirectUri, checkRedirectUri } from '../clients/redirect-uri';
 import { MetadataDocumentError } from './errors';
 import { SUPPORTED_GRANT_TYPES } from '../common/supported-grant-types';

@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { type AuthorizationServerMetadata, OAUTH_PATHS, type OpenIdProviderMetadata } from '@platform/contracts';
 import { DPOP_SIGNING_ALGORITHMS } from '@platform/dpop';
 import { AUTHORIZATION_SERVER_SCOPES } from '@platform/scopes';
-import { CLIENT_ASSERTION_ALGORITHMS } from '../client-auth/client-assertion-rules';
+import { CLIENT_ASSERTION_ALGORITHMS } from '../clients/client-assertion-rules';
 import { AUTH_CONFIG, type AuthConfig } from '../config/auth-config';
 import { SUPPORTED_GRANT_TYPES } from '../common/supported-grant-types';
 
