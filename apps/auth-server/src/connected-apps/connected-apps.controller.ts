@@ -1,7 +1,7 @@
 import { Controller, Get, Post, Req, Res, UseFilters } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AuthorizeExceptionFilter } from '../authorize/authorize-exception.filter';
-import { paramsFromBody, paramsFromUrl } from '../authorize/request-params';
+import { paramsFromBody, paramsFromUrl } from '../pages/request-params';
 import { sendHtml, sendRedirect } from '../pages/html-response';
 import { browserOf } from '../pages/browser-request';
 import {
