@@ -1,7 +1,7 @@
 import { OAUTH_PATHS } from '@platform/contracts';
 import type { FastifyInstance } from 'fastify';
-import { CONNECTED_APPS_PATH } from '../connected-apps/connected-apps.service';
 import { PAGE_SECURITY_HEADERS } from '../pages/html-response';
+import { CONNECTED_APPS_PATH } from '../pages/page-paths';
 
 /**
  * What the sign-in pages need from Fastify; call before app.init().
