@@ -3,7 +3,7 @@ import { OAUTH_PATHS } from '@platform/contracts';
 import { AccessDeniedError, type OAuthError } from '@platform/oauth-errors';
 import { AccountsService } from '../accounts/accounts.service';
 import { BrandingService } from '../branding/branding.service';
-import { ClientDirectory, type DirectoryClient, scopePolicyOf } from '../client-metadata-documents';
+import { ClientDirectory, type DirectoryClient, scopePolicyOf } from '../client-metadata-documents/client-directory';
 import { AUTH_CONFIG, type AuthConfig } from '../config/auth-config';
 import { generateOpaqueToken, hashToken } from '../crypto/tokens';
 import { approvingBrowserOf } from '../pages/approving-browser';

@@ -15,7 +15,7 @@ import {
   windowCounterFor,
 } from '@platform/rate-limits';
 import { RATE_LIMIT_STORE } from '../rate-limits/rate-limit-store';
-import { MetadataDocumentError } from '../client-metadata-documents';
+import { MetadataDocumentError } from '../client-metadata-documents/errors';
 import { AUTH_CONFIG, type AuthConfig } from '../config/auth-config';
 import { UnmatchedGrantError } from './grants/unmatched-grant.error';
 import { familyKey } from './refresh-family';
