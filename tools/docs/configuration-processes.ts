@@ -79,8 +79,8 @@ export const SERVICES: readonly ServiceDefinition[] = [
     schemas: [
       { file: 'apps/auth-server/src/config/auth-config.ts', exportName: 'EnvSchema' },
       { file: 'apps/auth-server/src/config/limits-config.ts', exportName: 'LimitsEnvSchema' },
-      { file: 'apps/auth-server/src/client-metadata-documents/cimd-config.ts', exportName: 'EnvSchema' },
-      { file: 'apps/auth-server/src/security-events/security-events-config.ts', exportName: 'SecurityEventsEnvSchema' },
+      { file: 'apps/auth-server/src/config/cimd-config.ts', exportName: 'EnvSchema' },
+      { file: 'apps/auth-server/src/config/security-events-config.ts', exportName: 'SecurityEventsEnvSchema' },
     ],
     loader: { file: 'apps/auth-server/src/config/auth-config.ts', exportName: 'loadAuthConfig' },
     dockerfile: 'apps/auth-server/Dockerfile',

@@ -4,12 +4,12 @@ import { createEventBus } from '@platform/event-bus';
 import { registerErrorClassifier } from '@platform/oauth-errors';
 import { completeServiceApp, createServiceApp, listenService, registerCors, type ServiceAppOptions } from '@platform/service-runtime';
 import { DemoSeeder } from './accounts/demo-seeder';
-import { registerAuthServerLimits } from './accounts/rate-limits';
 import { AppModule } from './app.module';
 import { registerAuthorizePlugins } from './authorize/plugins';
 import type { AuthConfig } from './config/auth-config';
 import { corsOptionsFor } from './cors/cors-policy';
 import { AuthMetrics } from './observability/auth-metrics';
+import { registerAuthServerLimits } from './route-limits';
 
 /** What a caller (main.ts, a test) may choose: the event bus, the log level, where logs go. */
 export type AuthServerOptions = ServiceAppOptions;

@@ -15,7 +15,7 @@ export const WORKSPACE = join(__dirname, '../../..');
 
 type AuthConfigModule = typeof import('../../../apps/auth-server/src/config/auth-config');
 type LimitsConfigModule = typeof import('../../../apps/auth-server/src/config/limits-config');
-type CimdConfigModule = typeof import('../../../apps/auth-server/src/client-metadata-documents/cimd-config');
+type CimdConfigModule = typeof import('../../../apps/auth-server/src/config/cimd-config');
 type ResourceConfigModule = typeof import('../../../apps/resource-server/src/config/resource-config');
 type PricingModule = typeof import('../../../apps/resource-server/src/documents/pricing');
 type GatewayConfigModule = typeof import('../../../apps/gateway/src/config');
@@ -123,7 +123,7 @@ export interface PlatformDefinitions {
 export function loadPlatformDefinitions(): PlatformDefinitions {
   const auth = loadWorkspaceModule<AuthConfigModule>('apps/auth-server/src/config/auth-config');
   const limits = loadWorkspaceModule<LimitsConfigModule>('apps/auth-server/src/config/limits-config');
-  const cimd = loadWorkspaceModule<CimdConfigModule>('apps/auth-server/src/client-metadata-documents/cimd-config');
+  const cimd = loadWorkspaceModule<CimdConfigModule>('apps/auth-server/src/config/cimd-config');
   const resource = loadWorkspaceModule<ResourceConfigModule>('apps/resource-server/src/config/resource-config');
   const pricing = loadWorkspaceModule<PricingModule>('apps/resource-server/src/documents/pricing');
   const gateway = loadWorkspaceModule<GatewayConfigModule>('apps/gateway/src/config');

@@ -1,11 +1,12 @@
 import { Module } from '@nestjs/common';
 import { createRateLimitStore } from '@platform/rate-limits';
 import { AUTH_CONFIG, type AuthConfig } from '../config/auth-config';
+import { RATE_LIMIT_STORE } from '../rate-limits/rate-limit-store';
 import { SecurityEventsModule } from '../security-events/security-events.module';
 import { AccountsRepository } from './accounts.repository';
 import { AccountsService } from './accounts.service';
 import { DemoSeeder } from './demo-seeder';
-import { LoginThrottle, RATE_LIMIT_STORE } from './login-throttle';
+import { LoginThrottle } from './login-throttle';
 
 @Module({
   imports: [SecurityEventsModule],

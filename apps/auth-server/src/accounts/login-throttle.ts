@@ -4,9 +4,7 @@ import { addressBucket, type BackoffPolicy, lockAfterFailure, type Outcome, type
 import { createHash } from 'node:crypto';
 import { AUTH_CONFIG, type AuthConfig } from '../config/auth-config';
 import type { BackoffLimits } from '../config/limits-config';
-
-/** The counters of the auth server (Redis when REDIS_URL is set); shared with registerRateLimits. */
-export const RATE_LIMIT_STORE = Symbol('RATE_LIMIT_STORE');
+import { RATE_LIMIT_STORE } from '../rate-limits/rate-limit-store';
 
 /**
  * 429 on the sign-in form. One message whatever was locked (the account, the address) and

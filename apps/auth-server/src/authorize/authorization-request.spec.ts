@@ -5,8 +5,8 @@ import {
   validateAuthorizationRequest,
 } from './authorization-request';
 import { selfRegisteredScopePolicy } from '../clients/scope-policy';
+import { paramsFromBody, paramsFromUrl, type RequestParams } from '../pages/request-params';
 import { AuthorizationRedirectError } from './errors';
-import { paramsFromBody, paramsFromUrl, type RequestParams } from './request-params';
 
 const API = 'http://127.0.0.1:3000';
 const REDIRECT = 'http://127.0.0.1:8765/callback';

@@ -10,10 +10,10 @@ import {
 import { formatScopes } from '@platform/scopes';
 import { matchesClientRedirectUri } from '../client-metadata-documents/redirect-uri-match';
 import { type ClientScopePolicy, resolveRequestedScopes } from '../clients/scope-policy';
+import type { RequestParams } from '../pages/request-params';
+import { AUTHORIZATION_CODE_GRANT } from '../common/supported-grant-types';
 import { MAX_RESOURCE_LENGTH, MAX_RESOURCES, resolveResource } from '../resources/resource-indicator';
 import { AuthorizationRedirectError } from './errors';
-import type { RequestParams } from './request-params';
-import { AUTHORIZATION_CODE_GRANT } from '../token/grants/supported-grant-types';
 
 /** What the authorization endpoint needs to know about a registered client. */
 export interface AuthorizationClient {

@@ -6,7 +6,7 @@ import { authorizationResponseParams, errorResponseParams } from './redirect';
 
 /** The form fields every page of the walk carries. */
 export interface PageForm {
-  /** The CSRF token for this form (csrf.ts). */
+  /** The CSRF token for this form (pages/csrf.ts). */
   csrfToken: string;
   /** The pending authorization request: it comes back as form fields and is validated again. */
   carried: HiddenFields;

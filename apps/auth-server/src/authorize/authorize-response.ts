@@ -1,9 +1,9 @@
 import type { OAuthError } from '@platform/oauth-errors';
 import type { FastifyReply } from 'fastify';
 import { sendHtml, sendRedirect } from '../pages/html-response';
+import { CONSENT_ACTION, LOGIN_ACTION } from '../pages/page-paths';
 import { imageSourcesOf, renderConsentPage, renderErrorPage, renderLoginPage } from '../pages/pages';
 import type { AuthorizeOutcome, ConsentOutcome, ConsentProblem, SignInOutcome, SignInProblem } from './authorize-outcome';
-import { CONSENT_ACTION, LOGIN_ACTION } from './paths';
 import { buildRedirectUrl } from './redirect';
 
 /** What the pages say about a problem, and the status they are sent with. */

@@ -3,11 +3,11 @@ import { OAUTH_PATHS } from '@platform/contracts';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ApiAuthorizeByPostEndpoint, ApiAuthorizeEndpoint } from '../openapi/api-endpoints';
 import { browserOf } from '../pages/browser-request';
+import { CONSENT_ACTION, LOGIN_ACTION } from '../pages/page-paths';
+import { paramsFromBody, paramsFromUrl } from '../pages/request-params';
 import { writeAuthorizeResponse } from './authorize-response';
 import { AuthorizeExceptionFilter } from './authorize-exception.filter';
 import { AuthorizeService } from './authorize.service';
-import { CONSENT_ACTION, LOGIN_ACTION } from './paths';
-import { paramsFromBody, paramsFromUrl } from './request-params';
 
 /**
  * Browser-facing: answers with HTML pages and 303 redirects, never JSON. Each handler reads

@@ -14,7 +14,7 @@ import { AccountsModule } from '../accounts/accounts.module';
 import { DemoSeeder } from '../accounts/demo-seeder';
 import { AUTH_CONFIG, type AuthConfig } from '../config/auth-config';
 import { loadLimitsConfig } from '../config/limits-config';
-import { loadSecurityEventsConfig } from '../security-events/security-events-config';
+import { loadSecurityEventsConfig } from '../config/security-events-config';
 import { hashToken } from '../crypto/tokens';
 import { DatabaseModule } from '../database/database.module';
 import { RevocationTrust } from '../events/revocation-trust';

@@ -11,6 +11,7 @@ import type { ClientDirectory, DirectoryClient } from '../client-metadata-docume
 import type { SecurityEvent } from '@platform/contracts';
 import type { AuthConfig } from '../config/auth-config';
 import { hashToken } from '../crypto/tokens';
+import { CONSENT_TOKEN_TTL_SECONDS, CsrfTokens } from '../pages/csrf';
 import type { SecurityEventInput } from '../security-events/security-event';
 import type { SecurityEvents } from '../security-events/security-events';
 import { SessionService } from '../sessions/session.service';
@@ -19,7 +20,6 @@ import type { BrowserRequest } from '../pages/browser-request';
 import { type AuthorizeOutcome, outcomeOfError } from './authorize-outcome';
 import type { ApprovedAuthorization, AuthorizeRepository, ConsentToRemember, ConsentTokenUse } from './authorize.repository';
 import { AuthorizeService } from './authorize.service';
-import { CONSENT_TOKEN_TTL_SECONDS, CsrfTokens } from './csrf';
 import { redirectUrisDigest, scopeToRemember, type StoredConsent } from './remembered-consent';
 
 const ISSUER = 'http://127.0.0.1:3999';

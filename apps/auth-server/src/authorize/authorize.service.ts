@@ -3,11 +3,13 @@ import { OAUTH_PATHS } from '@platform/contracts';
 import { AccessDeniedError, type OAuthError } from '@platform/oauth-errors';
 import { AccountsService } from '../accounts/accounts.service';
 import { BrandingService } from '../branding/branding.service';
-import { ClientDirectory, type DirectoryClient, scopePolicyOf } from '../client-metadata-documents';
+import { ClientDirectory, type DirectoryClient, scopePolicyOf } from '../client-metadata-documents/client-directory';
 import { AUTH_CONFIG, type AuthConfig } from '../config/auth-config';
 import { generateOpaqueToken, hashToken } from '../crypto/tokens';
 import { approvingBrowserOf } from '../pages/approving-browser';
 import type { BrowserRequest } from '../pages/browser-request';
+import { CONSENT_TOKEN_TTL_SECONDS, CSRF_FIELD, CSRF_PURPOSE, CsrfTokens } from '../pages/csrf';
+import { type RequestParams, toSearchParams } from '../pages/request-params';
 import { type ConsentAnswer, consentDenied, consentGranted } from '../security-events/recorded-events';
 import { securityEventOf } from '../security-events/security-event';
 import { SecurityEvents } from '../security-events/security-events';
@@ -23,10 +25,8 @@ import {
   type ToClientOutcome,
 } from './authorize-outcome';
 import { type ApprovedAuthorization, AuthorizeRepository, type GrantedEvent } from './authorize.repository';
-import { CONSENT_TOKEN_TTL_SECONDS, CSRF_FIELD, CSRF_PURPOSE, CsrfTokens } from './csrf';
 import { AuthorizationRedirectError, ConsentRequiredError, LoginRequiredError } from './errors';
 import { type ConsentDecision, decideConsent, redirectUrisDigest } from './remembered-consent';
-import { type RequestParams, toSearchParams } from './request-params';
 
 /** 64 + 1 + 255 (RFC 5321 §4.5.3.1.1–2): no email address is longer; a longer value is not echoed whole. */
 const MAX_EMAIL_LENGTH = 320;

@@ -1,7 +1,7 @@
 import { OAUTH_PATHS } from '@platform/contracts';
 import type { FastifyInstance } from 'fastify';
-import { CONNECTED_APPS_PATH } from '../connected-apps/connected-apps.service';
 import { PAGE_SECURITY_HEADERS } from '../pages/html-response';
+import { CONNECTED_APPS_PATH } from '../pages/page-paths';
 
 /**
  * What the sign-in pages need from Fastify; call before app.init().
@@ -9,7 +9,7 @@ import { PAGE_SECURITY_HEADERS } from '../pages/html-response';
  * - Cookies: no plugin. sessions/cookies.ts reads the Cookie header and writes Set-Cookie
  *   itself (@fastify/cookie 11 cannot load under Jest; see there). Do not register
  *   @fastify/cookie for these routes either: its onSend hook would own Set-Cookie.
- * - CSRF: synchronizer tokens in ./csrf.ts (CsrfTokens), no plugin; see there why.
+ * - CSRF: synchronizer tokens in pages/csrf.ts (CsrfTokens), no plugin; see there why.
  * - Form bodies: NOT registered here. The service runtime (libs/service-runtime) registers the
  *   application/x-www-form-urlencoded and JSON parsers of both services, bounded (INPUT_LIMITS),
  *   in place of Nest's: repeated keys become arrays, which the authorization endpoint needs to

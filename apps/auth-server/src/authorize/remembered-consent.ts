@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { formatScopes, parseScopeString, scopesOutside } from '@platform/scopes';
-import type { ClientKind } from '../client-metadata-documents';
+import type { ClientKind } from '../client-metadata-documents/client-directory';
 import type { AuthorizationRequest } from './authorization-request';
 
 /** What the decision needs to know of the client (client-metadata-documents DirectoryClient). */

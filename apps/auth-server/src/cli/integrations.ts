@@ -2,13 +2,13 @@ import { formatScopes, parseScopeString, scopesOutside, unknownScopes } from '@p
 import type { ClientChangedEvent } from '@platform/contracts';
 import type { JSONWebKeySet } from 'jose';
 import { Prisma, type PrismaClient } from '../generated/prisma/client';
-import { checkPublicKeySet, jwksUriProblem } from '../client-auth/public-key-set';
+import { checkPublicKeySet, jwksUriProblem } from '../clients/public-key-set';
 import { REDIRECT_URI_PROBLEMS, checkHttpsRedirectUri } from '../clients/redirect-uri';
 import { generateClientId, generateOpaqueToken, hashToken } from '../crypto/tokens';
 import { grantRevoked, type IntegrationAction, integrationChanged } from '../security-events/recorded-events';
 import { securityEventOf } from '../security-events/security-event';
 import { appendSecurityEventsIn } from '../security-events/security-event-outbox';
-import { SUPPORTED_GRANT_TYPES } from '../token/grants/supported-grant-types';
+import { SUPPORTED_GRANT_TYPES } from '../common/supported-grant-types';
 
 /** Staff-created confidential clients: "registered integrations". */
 export const INTEGRATION_KIND = 'integration';

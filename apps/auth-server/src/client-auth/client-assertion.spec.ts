@@ -1,7 +1,7 @@
 import { InvalidClientError } from '@platform/oauth-errors';
 import { createLocalJWKSet, type CryptoKey, exportJWK, generateKeyPair, type JSONWebKeySet, type JWK, type JWTPayload, SignJWT } from 'jose';
+import { ASSERTION_CLOCK_SKEW_SECONDS, ASSERTION_MAX_LIFETIME_SECONDS } from '../clients/client-assertion-rules';
 import { type AssertionKeySet, verifyClientAssertion } from './client-assertion';
-import { ASSERTION_CLOCK_SKEW_SECONDS, ASSERTION_MAX_LIFETIME_SECONDS } from './client-assertion-rules';
 
 /**
  * Table-driven spec of the private_key_jwt assertion rules (RFC 7523 §3, OpenID Connect Core §9):

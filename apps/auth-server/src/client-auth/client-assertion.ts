@@ -1,6 +1,6 @@
 import { InvalidClientError } from '@platform/oauth-errors';
 import { type CryptoKey, decodeProtectedHeader, errors, type JWTPayload, type JWTVerifyGetKey, type JWTVerifyOptions, jwtVerify } from 'jose';
-import { ASSERTION_CLOCK_SKEW_SECONDS, ASSERTION_MAX_LIFETIME_SECONDS, CLIENT_ASSERTION_ALGORITHMS } from './client-assertion-rules';
+import { ASSERTION_CLOCK_SKEW_SECONDS, ASSERTION_MAX_LIFETIME_SECONDS, CLIENT_ASSERTION_ALGORITHMS } from '../clients/client-assertion-rules';
 
 /** The keys an assertion is checked against. */
 export interface AssertionKeySet {

@@ -1,6 +1,6 @@
 import { Injectable, Optional } from '@nestjs/common';
 import { InvalidClientError } from '@platform/oauth-errors';
-import { ClientDirectory, type DirectoryClient } from '../client-metadata-documents';
+import { ClientDirectory, type DirectoryClient } from '../client-metadata-documents/client-directory';
 import { hashesEqual, hashToken } from '../crypto/tokens';
 import { ClientAssertionVerifier } from './client-assertion-verifier';
 import { basicChallenge, type ClientCredentials } from './client-credentials';

@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import type { JSONWebKeySet } from 'jose';
+import type { ClientKeySource } from '../clients/client-key-source';
 import { query, statement } from '../database/pg-pool';
 import { PrismaService } from '../database/prisma.service';
-import type { ClientKeySource } from './client-key-source';
 
 const SELECT_KEYS = statement('select_client_keys', `SELECT jwks, jwks_uri AS "jwksUri" FROM clients WHERE id = $1`);
 

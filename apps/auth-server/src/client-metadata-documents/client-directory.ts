@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import type { ClientKeySource } from '../client-auth/client-key-source';
+import type { ClientKeySource } from '../clients/client-key-source';
 import type { RegisteredClient } from '../clients/clients.repository';
 import { HeldClients } from '../clients/held-clients';
 import type { ClientScopePolicy } from '../clients/scope-policy';

@@ -1,9 +1,9 @@
 import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
 import { LRUCache } from 'lru-cache';
 import { MemoryRateLimitStore } from '@platform/rate-limits';
-import type { ClientKeySource } from '../client-auth/client-key-source';
+import type { ClientKeySource } from '../clients/client-key-source';
 import type { RegisteredClient } from '../clients/clients.repository';
-import { CIMD_CONFIG, type CimdConfig, isHostAllowed } from './cimd-config';
+import { CIMD_CONFIG, type CimdConfig, isHostAllowed } from '../config/cimd-config';
 import { parseClientIdUrl } from './client-id-url';
 import { fetchMetadataDocument } from './document-fetcher';
 import { type DocumentAuthMethod, type MetadataDocumentClient, validateMetadataDocument } from './document-validation';

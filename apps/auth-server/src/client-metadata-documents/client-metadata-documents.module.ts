@@ -1,6 +1,6 @@
 import { type DynamicModule, Module } from '@nestjs/common';
 import { AccountsModule } from '../accounts/accounts.module';
-import { CIMD_CONFIG, type CimdConfig, loadCimdConfig } from './cimd-config';
+import { CIMD_CONFIG, type CimdConfig, loadCimdConfig } from '../config/cimd-config';
 import { ClientMetadataDocumentResolver } from './client-metadata-document.resolver';
 import { ClientDirectory } from './client-directory';
 import { HostFetchBudget } from './host-fetch-budget';

@@ -1,10 +1,10 @@
 import { formatScopes, isScope, parseScopeString } from '@platform/scopes';
 import { z } from 'zod';
-import type { ClientKeySource } from '../client-auth/client-key-source';
-import { checkPublicKeySet, jwksUriProblem } from '../client-auth/public-key-set';
+import type { ClientKeySource } from '../clients/client-key-source';
+import { checkPublicKeySet, jwksUriProblem } from '../clients/public-key-set';
 import { checkHttpsRedirectUri, checkRedirectUri } from '../clients/redirect-uri';
 import { MetadataDocumentError } from './errors';
-import { SUPPORTED_GRANT_TYPES } from '../token/grants/supported-grant-types';
+import { SUPPORTED_GRANT_TYPES } from '../common/supported-grant-types';
 
 /** What a valid document says, in the shape the rest of the server uses for clients. */
 export interface MetadataDocumentClient {

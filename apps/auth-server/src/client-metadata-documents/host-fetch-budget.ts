@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { RateLimitStore } from '@platform/rate-limits';
-import { RATE_LIMIT_STORE } from '../accounts/login-throttle';
-import { CIMD_CONFIG, type CimdConfig } from './cimd-config';
+import { RATE_LIMIT_STORE } from '../rate-limits/rate-limit-store';
+import { CIMD_CONFIG, type CimdConfig } from '../config/cimd-config';
 import { MetadataDocumentFetchLimitError } from './errors';
 
 const WINDOW_MS = 60_000;

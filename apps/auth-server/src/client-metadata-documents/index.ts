@@ -1,4 +1,4 @@
-export { CIMD_CONFIG, type CimdConfig, isHostAllowed, loadCimdConfig, MAX_DOCUMENT_BYTES } from './cimd-config';
+export { CIMD_CONFIG, type CimdConfig, isHostAllowed, loadCimdConfig, MAX_DOCUMENT_BYTES } from '../config/cimd-config';
 export { clientIdHost, isUrlClientId, parseClientIdUrl } from './client-id-url';
 export {
   CIMD_RESOLVER_OVERRIDES,

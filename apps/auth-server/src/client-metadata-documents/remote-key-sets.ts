@@ -1,9 +1,9 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
 import type { JSONWebKeySet } from 'jose';
 import { LRUCache } from 'lru-cache';
-import { checkPublicKeySet } from '../client-auth/public-key-set';
+import { checkPublicKeySet } from '../clients/public-key-set';
+import { CIMD_CONFIG, type CimdConfig } from '../config/cimd-config';
 import { freshnessSeconds } from './cache-lifetime';
-import { CIMD_CONFIG, type CimdConfig } from './cimd-config';
 import { CIMD_RESOLVER_OVERRIDES, type ResolverOverrides } from './resolver-overrides';
 import { fetchMetadataDocument } from './document-fetcher';
 import { MetadataDocumentError } from './errors';

@@ -2,9 +2,9 @@ import { introspectionClientEnv, productionIntrospectionSecretProblem, withoutTr
 import { envProblems, hostEnv, operationsConfig, operationsEnv, type OperationsConfig, portEnv } from '@platform/operations-config';
 import { z } from 'zod';
 import { ConfigError } from './config-error';
-import { type CimdConfig, loadCimdConfig } from '../client-metadata-documents/cimd-config';
+import { type CimdConfig, loadCimdConfig } from './cimd-config';
 import { type LimitsConfig, loadLimitsConfig } from './limits-config';
-import { loadSecurityEventsConfig, type SecurityEventsConfig } from '../security-events/security-events-config';
+import { loadSecurityEventsConfig, type SecurityEventsConfig } from './security-events-config';
 
 export { ConfigError };
 
@@ -126,9 +126,9 @@ export interface AuthConfig {
   operations: OperationsConfig;
   /** Request rate limits, login backoff, clean-up of dead rows (limits-config.ts). */
   limits: LimitsConfig;
-  /** Client ID Metadata Documents: CIMD_* variables (client-metadata-documents/cimd-config.ts). */
+  /** Client ID Metadata Documents: CIMD_* variables (cimd-config.ts). */
   cimd: CimdConfig;
-  /** Where the security events go and how the relay sends them (security-events/security-events-config.ts). */
+  /** Where the security events go and how the relay sends them (security-events-config.ts). */
   securityEvents: SecurityEventsConfig;
   /** DPoP at the token endpoint (RFC 9449): DPOP_PROOF_MAX_AGE_SECONDS; the nonce secret when DPOP_NONCES is on. */
   dpop: { proofMaxAgeSeconds: number; nonceSecret?: string };

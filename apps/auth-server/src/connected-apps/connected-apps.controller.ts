@@ -1,17 +1,11 @@
 import { Controller, Get, Post, Req, Res, UseFilters } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AuthorizeExceptionFilter } from '../authorize/authorize-exception.filter';
-import { paramsFromBody, paramsFromUrl } from '../authorize/request-params';
+import { paramsFromBody, paramsFromUrl } from '../pages/request-params';
 import { sendHtml, sendRedirect } from '../pages/html-response';
 import { browserOf } from '../pages/browser-request';
-import {
-  CONNECTED_APPS_DISCONNECT,
-  CONNECTED_APPS_LOGIN,
-  CONNECTED_APPS_PATH,
-  CONNECTED_APPS_SIGN_OUT,
-  ConnectedAppsService,
-  type PageOutcome,
-} from './connected-apps.service';
+import { CONNECTED_APPS_DISCONNECT, CONNECTED_APPS_LOGIN, CONNECTED_APPS_PATH, CONNECTED_APPS_SIGN_OUT } from '../pages/page-paths';
+import { ConnectedAppsService, type PageOutcome } from './connected-apps.service';
 
 /** Browser-facing, like the sign-in pages: HTML and 303 redirects; errors as an HTML page. */
 @Controller()

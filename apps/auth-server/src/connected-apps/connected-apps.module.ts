@@ -1,7 +1,7 @@
 import { Module } from '@nestjs/common';
 import { AccountsModule } from '../accounts/accounts.module';
-import { CsrfTokens } from '../authorize/csrf';
 import { BrandingModule } from '../branding/branding.module';
+import { CsrfTokens } from '../pages/csrf';
 import { SecurityEventsModule } from '../security-events/security-events.module';
 import { SessionsModule } from '../sessions/sessions.module';
 import { TokenModule } from '../token/token.module';

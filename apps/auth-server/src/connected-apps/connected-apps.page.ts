@@ -1,7 +1,7 @@
 import { Eta } from 'eta';
 import { identityAssured } from '../authorize/remembered-consent';
 import type { Branding } from '../branding/branding';
-import type { ClientKind } from '../client-metadata-documents';
+import type { ClientKind } from '../client-metadata-documents/client-directory';
 import { themeStyle } from '../branding/theme';
 import { describeScopes, type ScopeGroupView } from '../pages/pages';
 import { LAYOUT_TEMPLATE } from '../pages/templates';

@@ -1,10 +1,11 @@
 import { Injectable } from '@nestjs/common';
 import { AccountsService } from '../accounts/accounts.service';
-import { CSRF_FIELD, CSRF_PURPOSE, CsrfTokens } from '../authorize/csrf';
+import { CSRF_FIELD, CSRF_PURPOSE, CsrfTokens } from '../pages/csrf';
 import type { BrowserRequest } from '../pages/browser-request';
-import { type RequestParams } from '../authorize/request-params';
+import { type RequestParams } from '../pages/request-params';
 import { BrandingService } from '../branding/branding.service';
 import { networkOf } from '../pages/approving-browser';
+import { CONNECTED_APPS_DISCONNECT, CONNECTED_APPS_LOGIN, CONNECTED_APPS_PATH, CONNECTED_APPS_SIGN_OUT } from '../pages/page-paths';
 import { imageSourcesOf, renderLoginPage } from '../pages/pages';
 import { grantRevoked } from '../security-events/recorded-events';
 import { SecurityEvents } from '../security-events/security-events';
@@ -13,12 +14,7 @@ import { GrantRevoker } from '../token/grant-revoker';
 import { renderConnectedAppsPage } from './connected-apps.page';
 import { ConnectedAppsRepository } from './connected-apps.repository';
 
-export const CONNECTED_APPS_PATH = '/oauth/connected-apps';
-export const CONNECTED_APPS_LOGIN = `${CONNECTED_APPS_PATH}/login`;
-export const CONNECTED_APPS_DISCONNECT = `${CONNECTED_APPS_PATH}/disconnect`;
-export const CONNECTED_APPS_SIGN_OUT = `${CONNECTED_APPS_PATH}/sign-out`;
-
-/** Binds the page's forms to the login session, as the consent form is (authorize/csrf.ts). */
+/** Binds the page's forms to the login session, as the consent form is (pages/csrf.ts). */
 export const connectedAppsCsrfPurpose = (sessionId: string) => `connected-apps|${sessionId}`;
 
 export const CONNECTED_APPS_MESSAGES = {

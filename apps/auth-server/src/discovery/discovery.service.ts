@@ -2,9 +2,9 @@ import { Inject, Injectable } from '@nestjs/common';
 import { type AuthorizationServerMetadata, OAUTH_PATHS, type OpenIdProviderMetadata } from '@platform/contracts';
 import { DPOP_SIGNING_ALGORITHMS } from '@platform/dpop';
 import { AUTHORIZATION_SERVER_SCOPES } from '@platform/scopes';
-import { CLIENT_ASSERTION_ALGORITHMS } from '../client-auth/client-assertion-rules';
+import { CLIENT_ASSERTION_ALGORITHMS } from '../clients/client-assertion-rules';
 import { AUTH_CONFIG, type AuthConfig } from '../config/auth-config';
-import { SUPPORTED_GRANT_TYPES } from '../token/grants/supported-grant-types';
+import { SUPPORTED_GRANT_TYPES } from '../common/supported-grant-types';
 
 /** Every way a client authenticates at the token and revocation endpoints (client-auth/client-authenticator.ts). */
 export const TOKEN_ENDPOINT_AUTH_METHODS = ['none', 'client_secret_basic', 'client_secret_post', 'private_key_jwt'];

@@ -9,7 +9,7 @@ import { createLocalJWKSet, decodeProtectedHeader, jwtVerify } from 'jose';
 import { createTestDatabase, type TestDatabase } from '../../../../tools/test-support/test-database';
 import { testAuthConfig } from '../../test/support/database-fixtures';
 import { PrismaService } from '../database/prisma.service';
-import { Clock } from '../token/clock';
+import { Clock } from '../common/clock';
 import { KeyPublications } from './key-publications.repository';
 import { generatePrivateJwk, SigningKeysService } from './signing-keys.service';
 

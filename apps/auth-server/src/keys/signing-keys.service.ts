@@ -5,7 +5,7 @@ import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { AUTH_CONFIG, type AuthConfig, ConfigError } from '../config/auth-config';
-import { Clock } from '../token/clock';
+import { Clock } from '../common/clock';
 import { KeyPublications, type Publication } from './key-publications.repository';
 import { chooseSigningKey } from './signing-key-choice';
 

@@ -1,7 +1,7 @@
 import type { TokenRevokedEvent } from '@platform/contracts';
 import { ServiceMetrics } from '@platform/metrics';
 import { Counter } from 'prom-client';
-import { SUPPORTED_GRANT_TYPES } from '../token/grants/supported-grant-types';
+import { SUPPORTED_GRANT_TYPES } from '../common/supported-grant-types';
 
 const REVOCATION_REASONS: TokenRevokedEvent['reason'][] = ['revocation', 'refresh_token_reuse', 'code_replay'];
 

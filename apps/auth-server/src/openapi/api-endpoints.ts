@@ -177,7 +177,7 @@ const authorizeResponses = () =>
 
 /**
  * GET /oauth/authorize (RFC 6749 §4.1.1). The query parameters are described here, not read
- * from the handler's signature: it takes the raw request (authorize/request-params.ts).
+ * from the handler's signature: it takes the raw request (pages/request-params.ts).
  */
 export function ApiAuthorizeEndpoint(): MethodDecorator {
   return operation(

@@ -1,7 +1,7 @@
 import type { ReferenceObject, ResponseObject, SchemaObject } from '@nestjs/swagger';
 import { OAUTH_PATHS as AS } from '@platform/contracts';
 import { DPOP_SIGNING_ALGORITHMS } from '@platform/dpop';
-import { ASSERTION_MAX_LIFETIME_SECONDS, CLIENT_ASSERTION_ALGORITHMS } from '../client-auth/client-assertion-rules';
+import { ASSERTION_MAX_LIFETIME_SECONDS, CLIENT_ASSERTION_ALGORITHMS } from '../clients/client-assertion-rules';
 import { JWT_BEARER_ASSERTION_TYPE } from '../client-auth/client-credentials';
 
 /**

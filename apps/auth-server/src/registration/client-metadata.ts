@@ -3,7 +3,7 @@ import { InvalidClientMetadataError, InvalidRedirectUriError } from '@platform/o
 import { formatScopes, parseScopeString, unknownScopes } from '@platform/scopes';
 import { z } from 'zod';
 import { REDIRECT_URI_PROBLEMS, checkRedirectUri } from '../clients/redirect-uri';
-import { SUPPORTED_GRANT_TYPES } from '../token/grants/supported-grant-types';
+import { SUPPORTED_GRANT_TYPES } from '../common/supported-grant-types';
 
 export const MAX_REDIRECT_URIS = 10;
 const MAX_URI_LENGTH = 2000;

@@ -3,7 +3,7 @@ import { ingestAuthorization, securityEventBatchSchema } from '@platform/contrac
 import { AUTH_CONFIG, type AuthConfig } from '../config/auth-config';
 import { type ClaimedSecurityEvent, SecurityEventOutbox } from './security-event-outbox';
 import { relayBackoffSeconds } from './relay-backoff';
-import type { SecurityEventsConfig } from './security-events-config';
+import type { SecurityEventsConfig } from '../config/security-events-config';
 
 /**
  * Events per ingest request: well under the ingest's MAX_EVENTS_PER_INGEST and, at the largest an

@@ -14,8 +14,8 @@ import {
   type WindowCounter,
   windowCounterFor,
 } from '@platform/rate-limits';
-import { RATE_LIMIT_STORE } from '../accounts/login-throttle';
-import { MetadataDocumentError } from '../client-metadata-documents';
+import { RATE_LIMIT_STORE } from '../rate-limits/rate-limit-store';
+import { MetadataDocumentError } from '../client-metadata-documents/errors';
 import { AUTH_CONFIG, type AuthConfig } from '../config/auth-config';
 import { UnmatchedGrantError } from './grants/unmatched-grant.error';
 import { familyKey } from './refresh-family';

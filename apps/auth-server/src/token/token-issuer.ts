@@ -4,7 +4,7 @@ import { randomUUID } from 'node:crypto';
 import { AUTH_CONFIG, type AuthConfig } from '../config/auth-config';
 import { generateOpaqueToken, hashToken } from '../crypto/tokens';
 import { SigningKeysService } from '../keys/signing-keys.service';
-import { Clock } from './clock';
+import { Clock } from '../common/clock';
 import type { TokenBinding } from './dpop/token-binding';
 import type { IssuedGrant, NewTokens } from './token-rows';
 

@@ -3,7 +3,7 @@ import { AccountsModule } from '../accounts/accounts.module';
 import { RevocationPublisher } from '../events/revocation-publisher';
 import { KeysModule } from '../keys/keys.module';
 import { ActiveAccessTokens } from './active-access-tokens';
-import { Clock } from './clock';
+import { Clock } from '../common/clock';
 import { TokenEndpointDpop } from './dpop/token-endpoint-dpop';
 import { UsedDpopProofs } from './dpop/used-dpop-proofs.repository';
 import { GrantRevoker } from './grant-revoker';

@@ -11,7 +11,7 @@ import { TokenEndpointDpop } from './dpop/token-endpoint-dpop';
 import { AuthorizationCodeGrant } from './grants/authorization-code.grant';
 import type { GrantHandler } from './grants/grant-handler';
 import { RefreshTokenGrant } from './grants/refresh-token.grant';
-import { SUPPORTED_GRANT_TYPES } from './grants/supported-grant-types';
+import { SUPPORTED_GRANT_TYPES } from '../common/supported-grant-types';
 import { TokenEndpointLimits } from './token-endpoint-limits';
 
 /**

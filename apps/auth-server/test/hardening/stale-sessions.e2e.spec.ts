@@ -11,7 +11,7 @@
  * in both orders: the thief's late presentation, or the client's after the thief refreshed first.
  */
 import { randomBytes } from 'node:crypto';
-import { Clock } from '../../src/token/clock';
+import { Clock } from '../../src/common/clock';
 import { INTROSPECTION_CLIENT, type HardenedAuthServer, createAccount, startHardenedAuthServer } from './support/hardened-auth-server';
 import { REDIRECT_URI, authorizationCode, pkce, post, registerClient } from './support/oauth';
 

@@ -6,7 +6,7 @@ import type { FormParams } from '../../http/form-params';
 import { AUTH_CONFIG, type AuthConfig } from '../../config/auth-config';
 import { hashToken } from '../../crypto/tokens';
 import { MAX_RESOURCE_LENGTH, MAX_RESOURCES, resolveResource } from '../../resources/resource-indicator';
-import { Clock } from '../clock';
+import { Clock } from '../../common/clock';
 import { tokenBinding } from '../dpop/token-binding';
 import { GrantRevoker } from '../grant-revoker';
 import { newRefreshFamily } from '../refresh-family';
@@ -15,7 +15,7 @@ import { TokenIssuer } from '../token-issuer';
 import { AUTHORIZATION_CODE_STORAGE, type AuthorizationCodeStorage } from './authorization-code.storage';
 import type { GrantContext, GrantHandler } from './grant-handler';
 import { challengeOf, isWellFormedVerifier, verifierMatchesChallenge } from './pkce';
-import { AUTHORIZATION_CODE_GRANT, REFRESH_TOKEN_GRANT } from './supported-grant-types';
+import { AUTHORIZATION_CODE_GRANT, REFRESH_TOKEN_GRANT } from '../../common/supported-grant-types';
 import { UnmatchedGrantError } from './unmatched-grant.error';
 
 const INVALID = 'The authorization code is invalid, expired or already used';

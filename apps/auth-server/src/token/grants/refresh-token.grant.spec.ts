@@ -6,7 +6,7 @@ import { loadLimitsConfig } from '../../config/limits-config';
 import { hashToken } from '../../crypto/tokens';
 import { FormParams } from '../../http/form-params';
 import { type ExpectedOAuthError, expectOAuthError, expectTokenResponse, grantConfig, HOUR, ISSUER, OPAQUE_TOKEN, recordingRevoker, registeredClient, tokenIssuerOver } from '../../../test/support/unit-fixtures';
-import { Clock } from '../clock';
+import { Clock } from '../../common/clock';
 import { rotationAddressTag } from '../rotation-address';
 import { TokenEndpointLimits } from '../token-endpoint-limits';
 import { TokenEndpointMetrics } from '../token-endpoint-metrics';

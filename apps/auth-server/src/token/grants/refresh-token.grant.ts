@@ -7,7 +7,7 @@ import type { FormParams } from '../../http/form-params';
 import { AUTH_CONFIG, type AuthConfig } from '../../config/auth-config';
 import { hashToken } from '../../crypto/tokens';
 import { MAX_RESOURCE_LENGTH, MAX_RESOURCES, resolveResource } from '../../resources/resource-indicator';
-import { Clock } from '../clock';
+import { Clock } from '../../common/clock';
 import { type TokenBinding, tokenBinding } from '../dpop/token-binding';
 import { GrantRevoker } from '../grant-revoker';
 import { newRefreshFamily, refreshFamilyOf } from '../refresh-family';
@@ -21,7 +21,7 @@ import type { IssuingRequest, TokenRequestOrigin } from '../../security-events/t
 import type { GrantContext, GrantHandler } from './grant-handler';
 import { REFRESH_TOKEN_STORAGE, type RefreshTokenStorage } from './refresh-token.storage';
 import { decideRefresh, type ReusePolicy } from './refresh-reuse';
-import { REFRESH_TOKEN_GRANT } from './supported-grant-types';
+import { REFRESH_TOKEN_GRANT } from '../../common/supported-grant-types';
 import { UnmatchedGrantError } from './unmatched-grant.error';
 
 const INVALID = 'The refresh token is invalid, expired or revoked';

@@ -1,5 +1,5 @@
 import type { FastifyRequest } from 'fastify';
-import { namedClientId } from './rate-limits';
+import { namedClientId } from './route-limits';
 
 const request = (headers: Record<string, string>, body?: unknown, ip = '203.0.113.7') => ({ headers, body, ip }) as FastifyRequest;
 const basic = (id: string, secret: string) => `Basic ${Buffer.from(`${id}:${secret}`).toString('base64')}`;

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
-import { ConfigError } from '../config/config-error';
+import { ConfigError } from './config-error';
 
 /** Injection token of the CimdConfig. */
 export const CIMD_CONFIG = Symbol('CIMD_CONFIG');

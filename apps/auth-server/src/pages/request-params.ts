@@ -6,7 +6,7 @@
  *
  * Bounded before it gets here: the service runtime's parsers hold every form body and query
  * string to INPUT_LIMITS (parameters, values per name, lengths), the query on the same string
- * paramsFromUrl reads. The endpoints' own bounds (authorization-request.ts) are tighter.
+ * paramsFromUrl reads. The endpoints' own bounds (authorize/authorization-request.ts) are tighter.
  */
 export type RequestParams = ReadonlyMap<string, readonly string[]>;
 

@@ -3,14 +3,14 @@ import { OAUTH_PATHS } from '@platform/contracts';
 import { sendOAuthError } from '@platform/oauth-errors';
 import { addressBucket, type RateLimitStore, oauthRateLimitRules, registerRateLimits, tooManyRequests } from '@platform/rate-limits';
 import type { FastifyRequest } from 'fastify';
-import { readClientCredentials } from '../client-auth/client-credentials';
-import { FormParams } from '../http/form-params';
-import type { AuthConfig } from '../config/auth-config';
-import { LimitTrips } from '../security-events/limit-trips';
-import { rateLimitExceeded } from '../security-events/recorded-events';
-import { SecurityEvents } from '../security-events/security-events';
-import { TokenEndpointLimits } from '../token/token-endpoint-limits';
-import { RATE_LIMIT_STORE } from './login-throttle';
+import { readClientCredentials } from './client-auth/client-credentials';
+import { FormParams } from './http/form-params';
+import type { AuthConfig } from './config/auth-config';
+import { RATE_LIMIT_STORE } from './rate-limits/rate-limit-store';
+import { LimitTrips } from './security-events/limit-trips';
+import { rateLimitExceeded } from './security-events/recorded-events';
+import { SecurityEvents } from './security-events/security-events';
+import { TokenEndpointLimits } from './token/token-endpoint-limits';
 
 /**
  * Every route limit of the authorization server on its Fastify instance, in one call for

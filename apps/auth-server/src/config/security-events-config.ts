@@ -1,7 +1,7 @@
 import { SECURITY_EVENTS_INGEST_PATH } from '@platform/contracts';
 import { envProblems } from '@platform/operations-config';
 import { z } from 'zod';
-import { ConfigError } from '../config/config-error';
+import { ConfigError } from './config-error';
 
 const booleanFlag = z.enum(['true', 'false', '1', '0']).transform((value) => value === 'true' || value === '1');
 

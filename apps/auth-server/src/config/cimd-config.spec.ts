@@ -1,4 +1,4 @@
-import { ConfigError } from '../config/config-error';
+import { ConfigError } from './config-error';
 import { isHostAllowed, loadCimdConfig } from './cimd-config';
 
 describe('loadCimdConfig', () => {

@@ -32,7 +32,7 @@ export interface VerifiedToken {
  * planted by login CSRF), and a digest of the authorization request it showed (CSRF_PURPOSE).
  * The id is random on every render, so the token in the page is never the same string twice
  * (BREACH), and it names the form: a consent form answers once (the id is recorded as consumed,
- * authorize.repository.ts) and only for CONSENT_TOKEN_TTL_SECONDS (the issue time).
+ * authorize/authorize.repository.ts) and only for CONSENT_TOKEN_TTL_SECONDS (the issue time).
  *
  * Why not @fastify/csrf-protection: it implements the same cookie-secret scheme, but its
  * check answers a failure itself through Fastify's error handler (a JSON error), whereas
