@@ -3,7 +3,7 @@ import { envProblems, hostEnv, operationsConfig, operationsEnv, type OperationsC
 import { type Limit, trustedProxiesSchema } from '@platform/rate-limits';
 import { uploadMaxBytesEnv } from '@platform/route-table';
 import { z } from 'zod';
-import { RESOURCE_PATHS } from '../documents/documents-options';
+import { RESOURCE_PATHS } from '../common/resource-paths';
 import { mcpAllowedOriginsEnv } from '../mcp/mcp-origins';
 import { resolvePricingFile } from '../documents/pricing';
 import { type EventsConfig, eventsConfig, EventsEnvSchema } from './events-config';

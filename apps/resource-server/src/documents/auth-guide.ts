@@ -1,11 +1,8 @@
 import { OAUTH_PATHS as AS } from '@platform/contracts';
 import { SCOPE_GROUPS } from '@platform/scopes';
 import { renderMcpToolTable } from '../mcp/tools';
-import {
-  DEFAULT_RESOURCE_NAME,
-  type DocumentsOptions,
-  RESOURCE_PATHS as RS,
-} from './documents-options';
+import { RESOURCE_PATHS as RS } from '../common/resource-paths';
+import { DEFAULT_RESOURCE_NAME, type DocumentsOptions } from './documents-options';
 import { table } from './markdown';
 
 /** The loopback redirect URI of every example (RFC 8252 §7.3: the port may change at authorization). */

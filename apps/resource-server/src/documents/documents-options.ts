@@ -29,19 +29,6 @@ export const DOCUMENTS_OPTIONS = Symbol('DOCUMENTS_OPTIONS');
 export const DEFAULT_RESOURCE_NAME = 'Course Platform API';
 export const DEFAULT_MCP_RESOURCE_NAME = 'Course Platform MCP server';
 
-/** Public paths of the resource server that the documents link to. */
-export const RESOURCE_PATHS = {
-  protectedResourceMetadata: '/.well-known/oauth-protected-resource',
-  /** The path-suffixed form for the MCP endpoint (RFC 9728 §3.1). */
-  protectedResourceMetadataMcp: '/.well-known/oauth-protected-resource/mcp',
-  authGuide: '/auth.md',
-  llmsTxt: '/llms.txt',
-  pricing: '/pricing.md',
-  openApi: '/openapi.json',
-  mcp: '/mcp',
-  api: '/api/v1',
-} as const;
-
 /** Refuses a base URL the documents could not be built from, naming the option. */
 export function assertOrigin(name: string, value: string): void {
   let url: URL;

@@ -1,7 +1,7 @@
 import { Controller, Get, Header } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiProduces, ApiTags } from '@nestjs/swagger';
 import { PublicRoute } from '@platform/bearer-auth';
-import { RESOURCE_PATHS } from './documents-options';
+import { RESOURCE_PATHS } from '../common/resource-paths';
 import { DocumentsService } from './documents.service';
 import { PROTECTED_RESOURCE_METADATA_SCHEMA, type ProtectedResourceMetadata } from './protected-resource-metadata';
 

@@ -1,9 +1,6 @@
 import { OAUTH_PATHS as AS } from '@platform/contracts';
-import {
-  DEFAULT_RESOURCE_NAME,
-  type DocumentsOptions,
-  RESOURCE_PATHS as RS,
-} from './documents-options';
+import { RESOURCE_PATHS as RS } from '../common/resource-paths';
+import { DEFAULT_RESOURCE_NAME, type DocumentsOptions } from './documents-options';
 
 /**
  * `/llms.txt` in the llms.txt format (https://llmstxt.org): an H1 with the name, a blockquote

@@ -2,7 +2,8 @@ import { existsSync, readFileSync } from 'node:fs';
 import { isAbsolute, join, resolve } from 'node:path';
 import { isMap, isSeq, LineCounter, type Node, parseDocument } from 'yaml';
 import { z } from 'zod';
-import { DEFAULT_RESOURCE_NAME, type DocumentsOptions, RESOURCE_PATHS } from './documents-options';
+import { DEFAULT_RESOURCE_NAME, type DocumentsOptions } from './documents-options';
+import { RESOURCE_PATHS } from '../common/resource-paths';
 import { table } from './markdown';
 
 /** The environment variable naming the pricing data file (YAML, or JSON which is YAML too). */

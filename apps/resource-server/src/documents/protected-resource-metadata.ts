@@ -1,6 +1,7 @@
 import type { SchemaObject } from '@nestjs/swagger';
 import { DPOP_SIGNING_ALGORITHMS } from '@platform/dpop';
-import { DEFAULT_MCP_RESOURCE_NAME, DEFAULT_RESOURCE_NAME, type DocumentsOptions, RESOURCE_PATHS } from './documents-options';
+import { DEFAULT_MCP_RESOURCE_NAME, DEFAULT_RESOURCE_NAME, type DocumentsOptions } from './documents-options';
+import { RESOURCE_PATHS } from '../common/resource-paths';
 
 /** RFC 9728 §2 protected resource metadata, the members this resource publishes. */
 export interface ProtectedResourceMetadata {

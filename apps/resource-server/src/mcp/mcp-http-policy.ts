@@ -2,7 +2,7 @@ import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { sendOAuthError } from '@platform/oauth-errors';
 import { RefusedJsonBodyError } from '@platform/service-runtime';
 import type { FastifyError, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
-import { RESOURCE_PATHS } from '../documents/documents-options';
+import { RESOURCE_PATHS } from '../common/resource-paths';
 import { JSON_RPC_ERRORS, sendJsonRpcError } from './json-rpc-errors';
 import type { McpBrowserOrigins } from './mcp-origins';
 

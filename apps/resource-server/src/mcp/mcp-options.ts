@@ -1,4 +1,4 @@
-import { RESOURCE_PATHS } from '../documents/documents-options';
+import { RESOURCE_PATHS } from '../common/resource-paths';
 
 export interface McpOptions {
   /** The public origin (canonical resource URI of the API, no trailing slash). */

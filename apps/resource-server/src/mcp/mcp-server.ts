@@ -1,7 +1,7 @@
 import { Logger } from '@nestjs/common';
 import { type CallToolResult, McpServer } from '@modelcontextprotocol/server';
 import { OAuthError } from '@platform/oauth-errors';
-import { RESOURCE_PATHS } from '../documents/documents-options';
+import { RESOURCE_PATHS } from '../common/resource-paths';
 import { portableToolSchema } from './portable-schema';
 import { type McpTool, type ToolContext, ToolNotFound } from './tool-definition';
 import { missingScopes } from './tools';

@@ -2,7 +2,7 @@ import { Controller, Delete, Get, Post, Req, Res } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import { PublicRoute } from '@platform/bearer-auth';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { RESOURCE_PATHS } from '../documents/documents-options';
+import { RESOURCE_PATHS } from '../common/resource-paths';
 import { McpHttpHandler } from './mcp-http.handler';
 
 /**

@@ -2,7 +2,7 @@ import type { INestApplication } from '@nestjs/common';
 import { ModulesContainer } from '@nestjs/core';
 import { DocumentBuilder, type OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
 import { AUTHORIZATION_SERVER_OPENAPI, OAUTH_PATHS as AS } from '@platform/contracts';
-import { RESOURCE_PATHS as RS } from '../documents/documents-options';
+import { RESOURCE_PATHS as RS } from '../common/resource-paths';
 import { applyOperationSecurity, OperationAuthIndex } from './operation-security';
 import { OAUTH2_SCHEME, OPENAPI_VERSION, type OpenApiOptions } from './openapi-options';
 

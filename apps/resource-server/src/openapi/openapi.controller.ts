@@ -1,7 +1,7 @@
 import { Controller, Get, Header } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags, type OpenAPIObject } from '@nestjs/swagger';
 import { PublicRoute } from '@platform/bearer-auth';
-import { RESOURCE_PATHS } from '../documents/documents-options';
+import { RESOURCE_PATHS } from '../common/resource-paths';
 import { OpenApiDocumentStore } from './openapi-document.store';
 
 @ApiTags('Documents')

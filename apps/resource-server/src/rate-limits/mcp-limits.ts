@@ -2,7 +2,7 @@ import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { ANONYMOUS, type AuthPrincipal, bearerTokenOf, TokenValidator } from '@platform/bearer-auth';
 import type { Refusal } from '@platform/rate-limits';
 import type { FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
-import { RESOURCE_PATHS } from '../documents/documents-options';
+import { RESOURCE_PATHS } from '../common/resource-paths';
 import { MCP_OPTIONS, mcpAudiences, type McpOptions } from '../mcp/mcp-options';
 import { toolNamed } from '../mcp/tools';
 import { refusalDescription, ResourceRequestLimits } from './resource-limits';

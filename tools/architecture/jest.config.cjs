@@ -1,0 +1,6 @@
+module.exports = {
+  ...require('../../jest.preset.cjs'),
+  displayName: 'architecture',
+  rootDir: __dirname,
+  testMatch: ['<rootDir>/*.spec.ts'],
+};
