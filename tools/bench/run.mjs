@@ -19,7 +19,7 @@
 // Environment:
 //   BENCH_NODE_ARGS_AUTH_SERVER, …_RESOURCE_SERVER, …_GATEWAY, …_OIDC_PROVIDER, …_FLOOR: extra node flags
 //                       for that process, space-separated (e.g. "--trace-gc --trace-gc-nvp")
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -939,9 +939,23 @@ function markdown(ctx, analysis, meta) {
 }
 
 // ---- main ------------------------------------------------------------------------------------
+/** The code this run measures, read as it starts: the commit, and whether tracked files differed from it. */
+function codeMeasured() {
+  const git = (...args) => {
+    try {
+      return execFileSync('git', args, { cwd: here, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+    } catch {
+      return undefined;
+    }
+  };
+  const commit = git('rev-parse', 'HEAD');
+  return commit ? { commit, uncommittedChanges: git('status', '--porcelain', '--untracked-files=no') !== '' } : {};
+}
+
 async function main() {
   const started = performance.now();
   const startedAt = new Date().toISOString();
+  const measured = codeMeasured();
   const pinning = cpuPinning(!options.pin);
   const chosen = options.only ? CASES.filter((c) => options.only.includes(c.id)) : CASES;
   if (options.only && chosen.length !== options.only.length) {
@@ -1025,6 +1039,7 @@ async function main() {
   const loadNoise = noiseOf('load');
   const meta = {
     startedAt,
+    ...measured,
     noise: pinning.enabled
       ? `${fmtSummary(serverNoise, 0, '%')} of the services' core, ${fmtSummary(loadNoise, 0, '%')} of the load generator's core; load average at the end ${readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ')}`
       : 'not measured without pinning',

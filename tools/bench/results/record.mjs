@@ -37,9 +37,10 @@ const { machine = {} } = run;
 
 const line = {
   startedAt: run.startedAt,
-  // The code as committed when the line is written: record right after the run, on the tree it measured.
-  commit: git('rev-parse', 'HEAD') ?? null,
-  uncommittedChanges: git('status', '--porcelain', '--untracked-files=no') ? true : undefined,
+  // The code the run measured, as it noted when it started; a run from before it noted it: the tree
+  // as it is now (record right after such a run, on the tree it measured).
+  commit: run.commit ?? git('rev-parse', 'HEAD') ?? null,
+  uncommittedChanges: (run.commit ? run.uncommittedChanges : Boolean(git('status', '--porcelain', '--untracked-files=no'))) || undefined,
   kind: 'bench',
   setup: `${machine.nproc} cores "${machine.cpuModel}", ${machine.memoryGiB} GiB, Node ${machine.node}, ${machine.kernel}; ${run.database}; ${run.cache}`,
   node: machine.node?.replace(/^v/, ''),
