@@ -1,6 +1,6 @@
 import { InvalidRequestError } from '@platform/oauth-errors';
 import { bearerTokenOf, dpopTokenOf, presentedTokenOf } from './bearer-header';
-import { MissingTokenError } from './challenges';
+import { MissingTokenError } from './bearer-header';
 
 describe('bearerTokenOf (RFC 6750 §2.1)', () => {
   it.each([

@@ -1,5 +1,4 @@
-import { InvalidRequestError } from '@platform/oauth-errors';
-import { MalformedDpopHeaderError, MissingTokenError } from './challenges';
+import { InvalidRequestError, OAuthError } from '@platform/oauth-errors';
 
 /** RFC 6750 §2.1: `b64token = 1*( ALPHA / DIGIT / "-" / "." / "_" / "~" / "+" / "/" ) *"="`. */
 const B64TOKEN = /^[A-Za-z0-9\-._~+/]+=*$/;
@@ -15,6 +14,15 @@ export const MALFORMED_BEARER_HEADER = 'The Authorization header must be Bearer 
 export const MALFORMED_DPOP_HEADER = 'The Authorization header must be DPoP followed by one access token';
 /** The answer to credentials of a scheme this resource does not take (RFC 6750 §3.1: like none). */
 export const UNSUPPORTED_SCHEME = 'Only Bearer and DPoP access tokens are accepted';
+
+/** RFC 6750 §3.1: a request without credentials gets a challenge with no error code. */
+export class MissingTokenError extends OAuthError {
+  readonly error = 'unauthorized';
+  readonly status = 401;
+}
+
+/** A malformed `Authorization: DPoP` header (400): challenged in the DPoP scheme it named. */
+export class MalformedDpopHeaderError extends InvalidRequestError {}
 
 /** The two schemes an access token is presented with here (RFC 6750 §2.1, RFC 9449 §7.1). */
 export type TokenScheme = 'Bearer' | 'DPoP';

@@ -1,5 +1,6 @@
 import { InsufficientScopeError, InvalidDpopProofError, InvalidRequestError, InvalidTokenError, UseDpopNonceError } from '@platform/oauth-errors';
-import { challengeOf, MissingTokenError } from './challenges';
+import { MissingTokenError } from './bearer-header';
+import { challengeOf } from './challenges';
 
 const METADATA = 'https://learn.example.com/.well-known/oauth-protected-resource';
 const CONTEXT = { resourceMetadataUrl: METADATA, dpopAlgorithms: ['ES256', 'EdDSA'] };

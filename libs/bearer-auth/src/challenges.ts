@@ -10,16 +10,7 @@ import {
   OAuthError,
   UseDpopNonceError,
 } from '@platform/oauth-errors';
-import type { TokenScheme } from './bearer-header';
-
-/** RFC 6750 §3.1: a request without credentials gets a challenge with no error code. */
-export class MissingTokenError extends OAuthError {
-  readonly error = 'unauthorized';
-  readonly status = 401;
-}
-
-/** A malformed `Authorization: DPoP` header (400): challenged in the DPoP scheme it named. */
-export class MalformedDpopHeaderError extends InvalidRequestError {}
+import { MalformedDpopHeaderError, MissingTokenError, type TokenScheme } from './bearer-header';
 
 /** What every challenge of one protected resource names besides the error. */
 export interface ChallengeContext {

@@ -6,7 +6,7 @@ export { ANONYMOUS, isTokenPrincipal, type AuthPrincipal, type AnonymousPrincipa
 export { REQUIRED_SCOPES_KEY, ANONYMOUS_ACCESS_KEY, PUBLIC_ROUTE_KEY } from './metadata-keys';
 export { TokenValidator } from './token-validator';
 export { unannotatedRoutes } from './route-annotation.check';
-export { MissingTokenError, withChallenge, type ChallengeContext } from './challenges';
-export { bearerTokenOf, presentedTokenOf, type PresentedToken, type TokenScheme } from './bearer-header';
+export { withChallenge, type ChallengeContext } from './challenges';
+export { bearerTokenOf, MissingTokenError, presentedTokenOf, type PresentedToken, type TokenScheme } from './bearer-header';
 export { TokenAuthenticator, type ProofCarryingRequest } from './token-authenticator';
 export { CALLER_ADMISSION, type AdmittedRequest, type CallerAdmission } from './caller-admission';
