@@ -8,8 +8,11 @@ import type { Prisma } from '../generated/prisma/client';
 /**
  * PostgreSQL's clock in the columns' terms: `timestamp(3)` holding UTC (as Prisma writes them),
  * whatever the session's TimeZone. Every replica's relay compares against this one clock.
+ * Truncated to the millisecond: PostgreSQL rounds a value to the column's precision, so an event
+ * appended in the same millisecond as a claim would otherwise be stored up to 0.5 ms ahead of
+ * the claim's clock and wait for the next pass.
  */
-export const NOW = `(now() AT TIME ZONE 'UTC')`;
+export const NOW = `date_trunc('milliseconds', now() AT TIME ZONE 'UTC')`;
 
 /** Events appended at once: the calls that arrive while a batch is in the database (batch-while-in-flight.ts). */
 const MAX_APPEND_BATCH = 200;
